@@ -1,0 +1,1 @@
+"""Tests of the pure rules engine (``games.engine``): no Django needed."""
