@@ -7,6 +7,7 @@ worth 50.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -104,8 +105,10 @@ class Ruleset:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> Ruleset:
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Ruleset:
         """Build from JSON; missing keys take their defaults, unknown keys are refused."""
+        if data is not None and not isinstance(data, Mapping):
+            raise RulesetError("invalid_ruleset", f"A ruleset is a JSON object of settings (got {type(data).__name__}).")
         data = dict(data or {})
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
