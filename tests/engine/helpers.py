@@ -90,3 +90,24 @@ def free_match(extra0: list[str], extra1: list[str], draws: list[str] = (), **kw
     assert match.phase == "free" and match.turn == 1
     assert ends(match) == {"e5": 5, "e6": 4, "e7": 3, "e8": 2}
     return match
+
+
+# A blocked round on top of ``free_match``: a 5-5 foot that can never be finished.
+# Seat 1 plays 5-4 on e5, seat 0 3-5 on e7 (e10 needs 5), seat 1 2-5 on e8, seat 0
+# 5-5 on e10 (toes e12, e13, e14), seat 1 toe 5-1, seat 0 toe 5-0. Every 5 is then
+# in the layout, e14 can never be filled, so the seats draw (seat 1 first) until the
+# boneyard is empty and the round is blocked. Extras and draws must hold no 5.
+BLOCK_PLAYS = (("5-4", "e5"), ("3-5", "e7"), ("2-5", "e8"), ("5-5", "e10"), ("5-1", "e12"), ("5-0", "e13"))
+
+
+def blocked_match(extra0: list[str], extra1: list[str], draws: list[str], **kw: Any) -> tuple[Match, list[dict[str, Any]]]:
+    """Play ``BLOCK_PLAYS`` then draw until round 1 ends; return the match and the
+    events of the drawing (which end with round_ended)."""
+    match = free_match(["3-5", "5-5", "5-0"] + list(extra0), ["5-4", "2-5", "5-1"] + list(extra1), draws, **kw)
+    for tile, end in BLOCK_PLAYS:
+        play(match, tile, end)
+    assert match.phase == "foot" and playable(match) == ["e14"]
+    events: list[dict[str, Any]] = []
+    while match.round_index == 0 and match.status == "playing":
+        events += draw(match)
+    return match, events
