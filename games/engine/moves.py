@@ -22,8 +22,12 @@ def end_text(end: int) -> str:
 
 
 def parse_end(text: object) -> int:
-    if isinstance(text, str) and len(text) > 1 and text[0] == "e" and text[1:].isdigit():
-        return int(text[1:])
+    # ASCII digits only, and few of them: str.isdigit() also accepts "²" (which int()
+    # rejects with a bare ValueError) and "١" (which int() reads as 1), and int()
+    # raises ValueError past 4300 digits.
+    digits = text[1:] if isinstance(text, str) and text[:1] == "e" else ""
+    if digits.isascii() and digits.isdigit() and len(digits) <= 9:
+        return int(digits)
     raise RuleError("invalid_move", f"{text!r} is not an open-end id (ids look like \"e3\").")
 
 
