@@ -206,7 +206,7 @@ class Match:
     def _emit(self, events: list[dict[str, Any]], event: dict[str, Any]) -> None:
         event["round"] = self.round_index + 1
         events.append(event)
-        self.log.append(event)
+        self.log.append(dict(event))  # the caller's copy may be changed; the log's may not
 
     def _play(self, seat: int, move: Move, events: list[dict[str, Any]]) -> None:
         tile, end = move.tile, move.end
@@ -363,8 +363,8 @@ class Match:
             "turn": self.turn,
             "starter": self.starter,
             "drawn": None if self.drawn is None else tile_text(self.drawn),
-            "log": self.log,
-            "rounds": self.rounds,
+            "log": [dict(e) for e in self.log],  # copies: a later move must not change this dict
+            "rounds": [dict(r) for r in self.rounds],
             "totals": list(self.totals),
             "winners": list(self.winners),
             "tie_break": self.tie_break,
