@@ -1,0 +1,121 @@
+"""Persistence of games: the game row (with the engine state), seats, the move log,
+the event log. No behaviour lives here: every change goes through ``services``."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class GameStatus(models.TextChoices):
+    OPEN = "open", "open"  # in the lobby: seats may be taken
+    RUNNING = "running", "running"
+    FINISHED = "finished", "finished"
+    ABORTED = "aborted", "aborted"
+
+
+class Game(models.Model):
+    creator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_games")
+    status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.OPEN, db_index=True)
+    ruleset = models.JSONField(help_text="The engine ruleset, fixed at creation.")
+    seed = models.BigIntegerField(help_text="Shuffle seed; shown to players only after the end (or in practice games).")
+    setup = models.JSONField(null=True, blank=True, help_text="A given first-round position (practice games).")
+    practice = models.BooleanField(default=False, help_text="Unrated; the seed is visible from the start.")
+    turn_time_limit = models.PositiveIntegerField(null=True, blank=True, help_text="Seconds per turn, or none.")
+    bot_delay_ms = models.PositiveIntegerField(default=0, help_text="Pause before a server bot moves.")
+    state = models.JSONField(null=True, blank=True, help_text="The engine's full state (hidden parts included).")
+    seq = models.PositiveIntegerField(default=0, help_text="Sequence number of the last event.")
+    turn_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    result = models.JSONField(null=True, blank=True)
+    abort_reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    last_move_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"game {self.pk} ({self.status})"
+
+    @property
+    def seat_count(self) -> int:
+        return int(self.ruleset["players"])
+
+
+class Seat(models.Model):
+    """A place at the table: a player (human or bot account), or a server bot."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="seats")
+    bot_strategy = models.CharField(max_length=32, blank=True, help_text="Set when a server bot plays this seat.")
+    resigned = models.BooleanField(default=False)
+    away = models.BooleanField(default=False, help_text="Handed to a bot after repeated timeouts, until the player returns.")
+    timeouts_in_row = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["game_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="seat_unique_number"),
+            models.UniqueConstraint(fields=["game", "player"], condition=Q(player__isnull=False), name="seat_unique_player"),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.number} of game {self.game_id}"
+
+    @property
+    def is_taken(self) -> bool:
+        return self.player_id is not None or bool(self.bot_strategy)
+
+    @property
+    def bot_controlled(self) -> bool:
+        """A server bot moves this seat (a bot seat, a resigned or an away player)."""
+        return bool(self.bot_strategy)
+
+
+class MoveSource(models.TextChoices):
+    PLAYER = "player", "player"
+    BOT = "bot", "server bot"
+    TIMEOUT = "timeout", "turn clock"
+
+
+class Move(models.Model):
+    """One accepted move, in order: with ruleset + seed + setup it replays the match."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    number = models.PositiveIntegerField(help_text="1, 2, ... within the game.")
+    seq = models.PositiveIntegerField(help_text="Sequence number of the move's first event.")
+    round = models.PositiveSmallIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    payload = models.JSONField(help_text='The move as the engine reads it, e.g. {"type": "draw"}.')
+    source = models.CharField(max_length=16, choices=MoveSource.choices, default=MoveSource.PLAYER)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    idempotency_key = models.CharField(max_length=128, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="move_unique_number"),
+            models.UniqueConstraint(
+                fields=["game", "actor", "idempotency_key"], condition=~Q(idempotency_key=""), name="move_unique_idempotency_key"
+            ),
+        ]
+
+
+class Event(models.Model):
+    """The public event log: everything a spectator may know, numbered by ``seq``."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game_id", "seq"]
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="event_unique_seq")]

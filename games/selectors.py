@@ -1,0 +1,144 @@
+"""Read queries shaped for the API, with what each viewer may see.
+
+Hidden information is decided here and only here: a caller gets its own hand and
+legal moves when seated; nobody gets another hand, the boneyard or (before the end,
+outside practice games) the seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Prefetch, Q, QuerySet
+
+from games import engine
+from games.engine import Match
+from games.errors import GameError
+from games.models import Event, Game, GameStatus, Move, Seat
+from players.models import User
+
+
+def _seats_prefetch() -> Prefetch:
+    return Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("number"))
+
+
+def game_list(*, status: str | None = None, mine_of: User | None = None) -> QuerySet[Game]:
+    games = Game.objects.select_related("creator").prefetch_related(_seats_prefetch()).order_by("-id")
+    if status:
+        games = games.filter(status=status)
+    if mine_of is not None:
+        games = games.filter(Q(creator=mine_of) | Q(seats__player=mine_of)).distinct()
+    return games
+
+
+def game_get(*, game_id: int) -> Game:
+    game = Game.objects.select_related("creator").prefetch_related(_seats_prefetch()).filter(pk=game_id).first()
+    if game is None:
+        raise GameError("not_found", f"There is no game {game_id}.")
+    return game
+
+
+def seat_of(game: Game, user: User | None) -> Seat | None:
+    if user is None or not user.is_authenticated:
+        return None
+    return next((s for s in game.seats.all() if s.player_id == user.pk), None)
+
+
+def seed_visible(game: Game) -> bool:
+    return game.practice or game.status in (GameStatus.FINISHED, GameStatus.ABORTED)
+
+
+@dataclass
+class GameView:
+    """A game as one caller may see it."""
+
+    game: Game
+    seats: list[Seat]
+    state: dict[str, Any] | None  # the engine's public view (no hands)
+    you: dict[str, Any] | None  # the caller's seat: hand, legal moves, deadline
+    seed: int | None
+
+
+def game_view(*, game: Game, viewer: User | None) -> GameView:
+    seats = list(game.seats.all())
+    state = you = None
+    match = Match.from_dict(game.state) if game.state else None
+    if match is not None:
+        state = engine.public_view(match)
+        if not seed_visible(game) and state.get("result"):
+            state["result"]["seed"] = None  # pragma: no cover - a finished game always shows its seed
+    seat = seat_of(game, viewer)
+    if seat is not None:
+        you = {"seat": seat.number, "resigned": seat.resigned, "hand": None, "drawn_tile": None, "legal_moves": [],
+               "your_turn": False, "turn_deadline": None}
+        if match is not None:
+            private = engine.seat_view(match, seat.number)
+            your_turn = game.status == GameStatus.RUNNING and match.turn == seat.number
+            you.update(
+                hand=private["hand"],
+                drawn_tile=private["drawn_tile"],
+                legal_moves=private["legal_moves"] if game.status == GameStatus.RUNNING else [],
+                your_turn=your_turn,
+                turn_deadline=game.turn_deadline if your_turn else None,
+            )
+    return GameView(game=game, seats=seats, state=state, you=you, seed=game.seed if seed_visible(game) else None)
+
+
+def event_list(*, game: Game, after: int = 0, limit: int = 500) -> list[Event]:
+    return list(Event.objects.filter(game=game, seq__gt=after).order_by("seq")[:limit])
+
+
+def move_list(*, game: Game, after: int = 0, limit: int = 500) -> list[Move]:
+    """Moves after move number ``after``."""
+    return list(Move.objects.filter(game=game, number__gt=after).select_related("actor").order_by("number")[:limit])
+
+
+def hand_list(*, game: Game) -> list[dict[str, Any]]:
+    """The match's hands (rounds): finished ones with scores, then the running one."""
+    if not game.state:
+        return []
+    match = Match.from_dict(game.state)
+    hands = [_hand_summary(r, status="ended") for r in match.rounds]
+    if match.status == engine.PLAYING:
+        hands.append({
+            "number": match.round_number,
+            "starting_double": engine.tile_text((match.ruleset.starting_double(match.round_index),) * 2),
+            "starter": match.starter,
+            "status": "playing" if game.status == GameStatus.RUNNING else "abandoned",
+            "reason": None, "went_out": None, "scores": None,
+        })
+    return hands
+
+
+def _hand_summary(summary: dict[str, Any], *, status: str) -> dict[str, Any]:
+    return {
+        "number": summary["number"], "starting_double": summary["starting_double"], "starter": summary["starter"],
+        "status": status, "reason": summary["reason"], "went_out": summary["went_out"], "scores": summary["scores"],
+    }
+
+
+def hand_detail(*, game: Game, number: int) -> dict[str, Any]:
+    """One hand with its moves and, once it has ended, every player's revealed tiles."""
+    hands = hand_list(game=game)
+    if not 1 <= number <= len(hands):
+        raise GameError("not_found", f"Game {game.pk} has no hand {number} (yet).")
+    hand = dict(hands[number - 1])
+    match = Match.from_dict(game.state)
+    hand["revealed_hands"] = match.rounds[number - 1]["hands"] if number <= len(match.rounds) else None
+    hand["moves"] = list(Move.objects.filter(game=game, round=number).select_related("actor").order_by("number"))
+    return hand
+
+
+def game_record(*, game: Game) -> dict[str, Any]:
+    """Everything the engine needs to replay the match exactly (after the end only)."""
+    if game.status not in (GameStatus.FINISHED, GameStatus.ABORTED) and not game.practice:
+        raise GameError("game_not_finished", "The record (with the seed) is published when the game is over.")
+    moves = Move.objects.filter(game=game).order_by("number").values_list("seat", "payload")
+    return {
+        "ruleset": game.ruleset,
+        "seed": game.seed,
+        "setup": game.setup,
+        "moves": [{"seat": seat, "move": payload} for seat, payload in moves],
+        "result": game.result,
+    }

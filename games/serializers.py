@@ -1,0 +1,311 @@
+"""Input shapes (checked for shape only; the rules are the engine's) and output
+shapes of the games API. Names are unique across the project: they become the
+OpenAPI component names client authors generate code from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from bots.strategies import STRATEGIES
+from games.engine import EVENT_TYPES, SET_SIZES
+from games.models import GameStatus, MoveSource
+
+TILE_PATTERN = r"^\d{1,2}-\d{1,2}$"
+END_PATTERN = r"^e\d+$"
+
+LOBBY_EVENT_TYPES: dict[str, str] = {
+    "game_created": "The table was opened: creator, ruleset, practice flag.",
+    "seat_taken": "A player took a seat.",
+    "seat_left": "A player left their seat before the start.",
+    "bot_added": "The creator put a server bot (by strategy) in a seat.",
+    "game_started": "The creator started the game; round 1 follows.",
+    "game_aborted": "The game was aborted (by its creator in the lobby, or by a moderator) with a reason.",
+    "seat_resigned": "A player resigned; a server bot plays the seat from now on.",
+    "turn_timed_out": "The turn clock ran out; the server moves for the seat.",
+    "seat_handed_to_bot": "After repeated timeouts a server bot plays the seat until its player moves again.",
+}
+ALL_EVENT_TYPES = {**LOBBY_EVENT_TYPES, **EVENT_TYPES}
+
+# Choice sets, named once for the OpenAPI document (SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]).
+MOVE_TYPES = ("play", "draw", "pass")
+EVENT_TYPE_CHOICES = tuple(sorted(ALL_EVENT_TYPES))
+MATCH_STATUSES = ("playing", "ended")
+HAND_STATUSES = ("playing", "ended", "abandoned")
+
+
+# -- inputs -------------------------------------------------------------------
+
+class RulesetInput(serializers.Serializer):
+    set_max = serializers.ChoiceField(choices=SET_SIZES, default=9, help_text="Double-N set.")
+    players = serializers.IntegerField(min_value=2, max_value=14, default=4)
+    hand_size = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None,
+                                         help_text="Overrides the default table of RULES.md.")
+    spinner_arms = serializers.ChoiceField(choices=(4, 6), default=4)
+    rounds = serializers.IntegerField(min_value=1, max_value=19, required=False, allow_null=True, default=None,
+                                      help_text="Play only the first N rounds (highest doubles).")
+    double_blank_points = serializers.IntegerField(min_value=0, max_value=100, default=50)
+
+
+class SetupInput(serializers.Serializer):
+    hands = serializers.ListField(child=serializers.ListField(child=serializers.RegexField(TILE_PATTERN)),
+                                  help_text="Round 1's hands, seat 0 first.")
+    boneyard = serializers.ListField(child=serializers.RegexField(TILE_PATTERN), required=False, allow_null=True,
+                                     help_text="Draw order, first drawn first; omitted: the rest, shuffled.")
+
+
+class GameCreateInput(serializers.Serializer):
+    ruleset = RulesetInput(required=False)
+    turn_time_limit = serializers.IntegerField(min_value=5, max_value=86400, required=False, allow_null=True,
+                                               help_text="Seconds per turn; the server moves for a seat that runs out.")
+    bot_delay_ms = serializers.IntegerField(min_value=0, max_value=10000, default=0,
+                                            help_text="Pause before a server bot moves, so people can follow.")
+    seed = serializers.IntegerField(min_value=0, max_value=2**63 - 1, required=False, allow_null=True,
+                                    help_text="A fixed seed makes a practice game (unrated, seed visible).")
+    setup = SetupInput(required=False, allow_null=True, help_text="A given first-round position (practice game).")
+    sit = serializers.BooleanField(default=True, help_text="Take seat 0 yourself.")
+
+
+class SeatChoiceInput(serializers.Serializer):
+    seat = serializers.IntegerField(min_value=0, required=False, allow_null=True, help_text="Omitted: the first free seat.")
+
+
+class BotAddInput(SeatChoiceInput):
+    strategy = serializers.ChoiceField(choices=sorted(STRATEGIES))
+
+
+class GameAbortInput(serializers.Serializer):
+    reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+
+class MoveSubmitInput(serializers.Serializer):
+    type = serializers.ChoiceField(choices=MOVE_TYPES)
+    tile = serializers.RegexField(TILE_PATTERN, required=False, help_text='For a play: the tile, e.g. "9-4".')
+    end = serializers.RegexField(END_PATTERN, required=False, help_text='For a play: the open end id, e.g. "e3".')
+    expected_seq = serializers.IntegerField(min_value=0, help_text="The game's seq you decided on; stale -> 409.")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["type"] == "play" and ("tile" not in attrs or "end" not in attrs):
+            raise serializers.ValidationError({"tile": ["A play needs a tile and an end."]})
+        return attrs
+
+
+class AfterQueryInput(serializers.Serializer):
+    after = serializers.IntegerField(min_value=0, default=0)
+
+
+class GameListQueryInput(serializers.Serializer):
+    status = serializers.ChoiceField(choices=GameStatus.choices, required=False)
+    mine = serializers.BooleanField(required=False, default=False)
+
+
+# -- outputs ------------------------------------------------------------------
+
+class RulesetOutput(serializers.Serializer):
+    set_max = serializers.IntegerField()
+    players = serializers.IntegerField()
+    hand_size = serializers.IntegerField(allow_null=True)
+    spinner_arms = serializers.IntegerField()
+    rounds = serializers.IntegerField(allow_null=True)
+    double_blank_points = serializers.IntegerField()
+
+
+class SeatPlayerOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    is_bot = serializers.BooleanField()
+
+
+class SeatOutput(serializers.Serializer):
+    number = serializers.IntegerField()
+    player = SeatPlayerOutput(allow_null=True)
+    bot_strategy = serializers.CharField(allow_blank=True, help_text="Set when a server bot plays the seat.")
+    is_bot = serializers.SerializerMethodField()
+    resigned = serializers.BooleanField()
+
+    def get_is_bot(self, seat: Any) -> bool:
+        return bool(seat.bot_strategy) or bool(seat.player and seat.player.is_bot)
+
+
+class ResultOutput(serializers.Serializer):
+    totals = serializers.ListField(child=serializers.IntegerField())
+    winners = serializers.ListField(child=serializers.IntegerField(), help_text="Winning seat numbers (several: shared).")
+    tie_break = serializers.ChoiceField(choices=("lowest_total", "most_zero_rounds", "lowest_nonzero_round", "shared"))
+
+
+class GameSummaryOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=GameStatus.choices)
+    creator = serializers.CharField(source="creator.username")
+    ruleset = RulesetOutput()
+    practice = serializers.BooleanField()
+    turn_time_limit = serializers.IntegerField(allow_null=True)
+    bot_delay_ms = serializers.IntegerField()
+    seq = serializers.IntegerField(help_text="Sequence number of the game's last event.")
+    turn_seat = serializers.IntegerField(allow_null=True)
+    turn_deadline = serializers.DateTimeField(allow_null=True)
+    seats = SeatOutput(many=True)
+    result = ResultOutput(allow_null=True)
+    abort_reason = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+@extend_schema_field({"$ref": "#/components/schemas/LayoutNode"})
+class LayoutField(serializers.JSONField):
+    """The layout tree (see the ``LayoutNode`` schema)."""
+
+
+@extend_schema_field({
+    "type": "object",
+    "properties": {"type": {"type": "string", "enum": list(EVENT_TYPE_CHOICES)}, "round": {"type": "integer"}},
+    "required": ["type"],
+    "additionalProperties": True,
+    "description": "An event's payload; its fields depend on its type (see the Events section).",
+})
+class EventDataField(serializers.JSONField):
+    pass
+
+
+class RoundInfoOutput(serializers.Serializer):
+    number = serializers.IntegerField()
+    of = serializers.IntegerField()
+    starting_double = serializers.CharField()
+    starter = serializers.IntegerField(help_text="The seat that placed the spinner.")
+    phase = serializers.ChoiceField(choices=("spinner", "foot", "free"),
+                                    help_text="spinner/foot: only the playable ends may be played on.")
+    drawn_tile_pending = serializers.BooleanField(help_text="The seat to move drew a playable tile: play it or pass.")
+
+
+class OpenEndOutput(serializers.Serializer):
+    id = serializers.CharField(help_text="Stable for the whole round.")
+    pip = serializers.IntegerField(help_text="The pip a tile must show to go here.")
+    playable = serializers.BooleanField()
+
+
+class RoundSummaryOutput(serializers.Serializer):
+    number = serializers.IntegerField()
+    starting_double = serializers.CharField()
+    starter = serializers.IntegerField()
+    reason = serializers.ChoiceField(choices=("domino", "blocked"))
+    went_out = serializers.IntegerField(allow_null=True)
+    hands = serializers.ListField(child=serializers.ListField(child=serializers.CharField()),
+                                  help_text="Every hand as it was at the round's end (revealed).")
+    scores = serializers.ListField(child=serializers.IntegerField())
+
+
+class MatchResultOutput(ResultOutput):
+    seed = serializers.IntegerField()
+
+
+class MatchStateOutput(serializers.Serializer):
+    status = serializers.ChoiceField(choices=MATCH_STATUSES)
+    ruleset = RulesetOutput()
+    move_count = serializers.IntegerField()
+    round = RoundInfoOutput()
+    turn = serializers.IntegerField(allow_null=True)
+    hand_sizes = serializers.ListField(child=serializers.IntegerField())
+    boneyard_size = serializers.IntegerField()
+    layout = LayoutField(allow_null=True)
+    open_ends = OpenEndOutput(many=True)
+    history = serializers.ListField(child=EventDataField(), help_text="This round's public events.")
+    rounds = RoundSummaryOutput(many=True)
+    totals = serializers.ListField(child=serializers.IntegerField())
+    result = MatchResultOutput(allow_null=True)
+
+
+class MoveBodyOutput(serializers.Serializer):
+    type = serializers.ChoiceField(choices=MOVE_TYPES)
+    tile = serializers.CharField(required=False)
+    end = serializers.CharField(required=False)
+
+
+class YouOutput(serializers.Serializer):
+    seat = serializers.IntegerField()
+    resigned = serializers.BooleanField()
+    hand = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    drawn_tile = serializers.CharField(allow_null=True, help_text="The playable tile you drew: play it or pass.")
+    legal_moves = MoveBodyOutput(many=True)
+    your_turn = serializers.BooleanField()
+    turn_deadline = serializers.DateTimeField(allow_null=True)
+
+
+class GameOutput(serializers.Serializer):
+    """A game as the caller may see it (``GameView``)."""
+
+    game = GameSummaryOutput()
+    seed = serializers.IntegerField(allow_null=True, help_text="Shown in practice games and after the end.")
+    state = MatchStateOutput(allow_null=True, help_text="The public match state; null before the start.")
+    you = YouOutput(allow_null=True, help_text="Your seat, hand and legal moves; null if you have no seat.")
+
+
+class EventOutput(serializers.Serializer):
+    seq = serializers.IntegerField()
+    type = serializers.ChoiceField(choices=EVENT_TYPE_CHOICES)
+    data = EventDataField()
+    created_at = serializers.DateTimeField()
+
+
+class EventPageOutput(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="The game's current seq.")
+    events = EventOutput(many=True)
+    has_more = serializers.BooleanField(help_text="More events follow: ask again with after = the last seq.")
+
+
+class MoveOutput(serializers.Serializer):
+    number = serializers.IntegerField()
+    seq = serializers.IntegerField(help_text="Sequence number of the move's first event.")
+    round = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    move = MoveBodyOutput(source="payload")
+    source = serializers.ChoiceField(choices=MoveSource.choices)
+    created_at = serializers.DateTimeField()
+
+
+class MovePageOutput(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="The game's current seq.")
+    moves = MoveOutput(many=True)
+    has_more = serializers.BooleanField()
+
+
+class MoveResultOutput(serializers.Serializer):
+    move = MoveOutput()
+    events = EventOutput(many=True)
+    game = GameOutput()
+
+
+class HandOutput(serializers.Serializer):
+    number = serializers.IntegerField()
+    starting_double = serializers.CharField()
+    starter = serializers.IntegerField(help_text="The seat that placed the starting double.")
+    status = serializers.ChoiceField(choices=HAND_STATUSES)
+    reason = serializers.ChoiceField(choices=("domino", "blocked"), allow_null=True)
+    went_out = serializers.IntegerField(allow_null=True)
+    scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+
+
+class HandDetailOutput(HandOutput):
+    revealed_hands = serializers.ListField(child=serializers.ListField(child=serializers.CharField()), allow_null=True,
+                                           help_text="Every player's tiles at the hand's end; null while it runs.")
+    moves = MoveOutput(many=True)
+
+
+class RecordMoveOutput(serializers.Serializer):
+    seat = serializers.IntegerField()
+    move = MoveBodyOutput()
+
+
+class GameRecordOutput(serializers.Serializer):
+    ruleset = RulesetOutput()
+    seed = serializers.IntegerField()
+    setup = serializers.JSONField(allow_null=True)
+    moves = RecordMoveOutput(many=True)
+    result = ResultOutput(allow_null=True)
+
+
+class BotStrategyOutput(serializers.Serializer):
+    name = serializers.CharField()
+    description = serializers.CharField()

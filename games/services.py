@@ -1,0 +1,419 @@
+"""Every state change of a game: one transaction, the game row locked, the engine
+asked, the new state, moves and events stored together, follow-up work sent on
+commit. Player moves, bot moves, timeouts and moderator actions all end in
+``_record`` - one path for every change."""
+
+from __future__ import annotations
+
+import random
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.db import IntegrityError, models, transaction
+from django.utils import timezone
+
+from bots.strategies import STRATEGIES
+from games import engine
+from games.engine import Match, Move as EngineMove, Ruleset, RuleError
+from games.errors import GameError
+from games.models import Event, Game, GameStatus, Move, MoveSource, Seat
+from players.models import User
+
+MAX_SEED = 2**63 - 1
+FALLBACK_STRATEGY = "greedy"  # plays for an absent player: draw/pass when that is all, else a legal move
+AWAY_AFTER_TIMEOUTS = 3
+MAX_TURN_TIME_LIMIT = 24 * 3600
+MAX_BOT_DELAY_MS = 10_000
+
+
+@dataclass
+class MoveResult:
+    game: Game
+    move: Move
+    events: list[Event]
+    replayed: bool = False  # an Idempotency-Key retry: the first answer, not a second move
+
+
+# -- helpers ------------------------------------------------------------------
+
+def _locked(game_id: int) -> Game:
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except Game.DoesNotExist:
+        raise GameError("not_found", f"There is no game {game_id}.") from None
+
+
+def _append_events(game: Game, payloads: list[dict[str, Any]]) -> list[Event]:
+    rows = []
+    for data in payloads:
+        game.seq += 1
+        rows.append(Event(game=game, seq=game.seq, type=data["type"], data=data))
+    return Event.objects.bulk_create(rows)
+
+
+def _publish_on_commit(game: Game) -> None:
+    """After commit: tell listeners and schedule the follow-up work (the next bot
+    turn, the turn clock). Tasks carry the seq they expect and re-check it."""
+    from games import dispatch  # late import: dispatch reaches Celery and Redis
+
+    bot_turn = False
+    if game.status == GameStatus.RUNNING and game.turn_seat is not None:
+        bot_turn = game.seats.filter(number=game.turn_seat).exclude(bot_strategy="").exists()
+    plan = dispatch.FollowUp(
+        game_id=game.pk, seq=game.seq, bot_turn=bot_turn, bot_delay_ms=game.bot_delay_ms,
+        deadline=None if bot_turn else game.turn_deadline,
+    )
+    transaction.on_commit(lambda: dispatch.after_commit(plan))
+
+
+def _player_seat(game: Game, player: User) -> Seat:
+    seat = game.seats.filter(player=player).first()
+    if seat is None:
+        raise GameError("not_seated", "You have no seat at this game.")
+    return seat
+
+
+def _require_status(game: Game, *statuses: str) -> None:
+    if game.status in statuses:
+        return
+    codes = {
+        GameStatus.OPEN: ("game_not_started", "The game has not started yet."),
+        GameStatus.RUNNING: ("game_already_started", "The game has already started."),
+        GameStatus.FINISHED: ("game_finished", "The game is over."),
+        GameStatus.ABORTED: ("game_aborted", "The game was aborted."),
+    }
+    code, detail = codes[GameStatus(game.status)]
+    raise GameError(code, detail)
+
+
+def _require_creator(game: Game, user: User) -> None:
+    if game.creator_id != user.pk:
+        raise GameError("not_creator", "Only the game's creator may do that.")
+
+
+def _set_turn(game: Game, match: Match) -> None:
+    """Keep the denormalised turn and its deadline in step with the engine state."""
+    if match.status != engine.PLAYING:
+        game.turn_seat = None
+        game.turn_deadline = None
+        return
+    game.turn_seat = match.turn
+    game.turn_deadline = timezone.now() + timedelta(seconds=game.turn_time_limit) if game.turn_time_limit else None
+
+
+# -- lobby --------------------------------------------------------------------
+
+def game_create(
+    *,
+    creator: User,
+    ruleset: dict[str, Any] | None = None,
+    turn_time_limit: int | None = None,
+    bot_delay_ms: int = 0,
+    seed: int | None = None,
+    setup: dict[str, Any] | None = None,
+    sit: bool = True,
+) -> Game:
+    """Open a table. A fixed seed or a set-up position makes it a practice game."""
+    rules = Ruleset.from_dict(ruleset)  # RulesetError -> 400 invalid_ruleset
+    if setup is not None:
+        engine.Setup.from_dict(setup, rules)  # validate now, not at the start
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise GameError("validation_error", f"seed must be 0 to {MAX_SEED}.", errors={"seed": ["out of range"]})
+    with transaction.atomic():
+        game = Game.objects.create(
+            creator=creator,
+            ruleset=rules.to_dict(),
+            seed=secrets.randbelow(MAX_SEED) if seed is None else seed,
+            setup=setup,
+            practice=seed is not None or setup is not None,
+            turn_time_limit=turn_time_limit,
+            bot_delay_ms=bot_delay_ms,
+        )
+        Seat.objects.bulk_create(Seat(game=game, number=n) for n in range(rules.players))
+        _append_events(game, [{"type": "game_created", "creator": creator.username, "ruleset": rules.to_dict(), "practice": game.practice}])
+        if sit:
+            seat = game.seats.get(number=0)
+            seat.player = creator
+            seat.save(update_fields=["player"])
+            _append_events(game, [{"type": "seat_taken", "seat": 0, "player": creator.username, "is_bot": creator.is_bot}])
+        game.save(update_fields=["seq"])
+        _publish_on_commit(game)
+    return game
+
+
+def _free_seat(game: Game, number: int | None) -> Seat:
+    seats = list(game.seats.select_for_update().order_by("number"))
+    if number is None:
+        free = next((s for s in seats if not s.is_taken), None)
+        if free is None:
+            raise GameError("game_full", "Every seat is taken.")
+        return free
+    if not 0 <= number < len(seats):
+        raise GameError("no_such_seat", f"Seats are numbered 0 to {len(seats) - 1}.")
+    if seats[number].is_taken:
+        raise GameError("seat_taken", f"Seat {number} is taken.")
+    return seats[number]
+
+
+def game_join(*, game_id: int, player: User, seat: int | None = None) -> Game:
+    with transaction.atomic():
+        game = _locked(game_id)
+        _require_status(game, GameStatus.OPEN)
+        if game.seats.filter(player=player).exists():
+            raise GameError("already_seated", "You already have a seat at this game.")
+        free = _free_seat(game, seat)
+        free.player = player
+        free.save(update_fields=["player"])
+        _append_events(game, [{"type": "seat_taken", "seat": free.number, "player": player.username, "is_bot": player.is_bot}])
+        game.save(update_fields=["seq"])
+        _publish_on_commit(game)
+    return game
+
+
+def game_leave(*, game_id: int, player: User) -> Game:
+    with transaction.atomic():
+        game = _locked(game_id)
+        _require_status(game, GameStatus.OPEN)
+        seat = _player_seat(game, player)
+        seat.player = None
+        seat.save(update_fields=["player"])
+        _append_events(game, [{"type": "seat_left", "seat": seat.number, "player": player.username}])
+        game.save(update_fields=["seq"])
+        _publish_on_commit(game)
+    return game
+
+
+def game_add_bot(*, game_id: int, by: User, strategy: str, seat: int | None = None) -> Game:
+    if strategy not in STRATEGIES:
+        raise GameError("unknown_strategy", f"No bot strategy {strategy!r}; there are: {', '.join(sorted(STRATEGIES))}.")
+    with transaction.atomic():
+        game = _locked(game_id)
+        _require_creator(game, by)
+        _require_status(game, GameStatus.OPEN)
+        free = _free_seat(game, seat)
+        free.bot_strategy = strategy
+        free.save(update_fields=["bot_strategy"])
+        _append_events(game, [{"type": "bot_added", "seat": free.number, "strategy": strategy}])
+        game.save(update_fields=["seq"])
+        _publish_on_commit(game)
+    return game
+
+
+def game_start(*, game_id: int, by: User) -> Game:
+    with transaction.atomic():
+        game = _locked(game_id)
+        _require_creator(game, by)
+        _require_status(game, GameStatus.OPEN)
+        empty = [s.number for s in game.seats.all() if not s.is_taken]
+        if empty:
+            raise GameError("seats_not_filled", f"Seat(s) {', '.join(map(str, empty))} still empty: fill them (or add bots) first.")
+        match, payloads = Match.new(Ruleset.from_dict(game.ruleset), game.seed, game.setup)
+        game.status = GameStatus.RUNNING
+        game.started_at = timezone.now()
+        _append_events(game, [{"type": "game_started"}])
+        _store_match(game, match, payloads)
+        game.save()
+        _publish_on_commit(game)
+    return game
+
+
+def game_abort(*, game_id: int, by: User, reason: str = "") -> Game:
+    """The creator may abort a table in the lobby; staff may abort any unfinished game."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        if not by.is_staff:
+            _require_creator(game, by)
+            _require_status(game, GameStatus.OPEN)
+        else:
+            _require_status(game, GameStatus.OPEN, GameStatus.RUNNING)
+        game.status = GameStatus.ABORTED
+        game.abort_reason = reason
+        game.finished_at = timezone.now()
+        game.turn_seat = None
+        game.turn_deadline = None
+        _append_events(game, [{"type": "game_aborted", "by": by.username, "moderator": by.is_staff and game.creator_id != by.pk, "reason": reason}])
+        game.save()
+        _publish_on_commit(game)
+    return game
+
+
+# -- playing ------------------------------------------------------------------
+
+def _store_match(game: Game, match: Match, payloads: list[dict[str, Any]]) -> list[Event]:
+    rows = _append_events(game, payloads)
+    game.state = match.to_dict()
+    _set_turn(game, match)
+    if match.status == engine.ENDED:
+        game.status = GameStatus.FINISHED
+        game.finished_at = timezone.now()
+        game.result = {"totals": match.totals, "winners": match.winners, "tie_break": match.tie_break}
+    return rows
+
+
+def _record(game: Game, seat: Seat, move: dict[str, Any], *, source: str, actor: User | None, idempotency_key: str = "") -> MoveResult:
+    """Apply one move to a locked, running game and store everything it changed.
+    A ``RuleError`` propagates before anything is written."""
+    match = Match.from_dict(game.state)
+    round_number = match.round_number
+    payloads = match.apply(seat.number, move)
+    first_seq = game.seq + 1
+    row = Move.objects.create(
+        game=game, number=match.move_count, seq=first_seq, round=round_number, seat=seat.number,
+        payload=EngineMove.from_dict(move).to_dict(), source=source, actor=actor, idempotency_key=idempotency_key,
+    )
+    events = _store_match(game, match, payloads)
+    game.last_move_at = timezone.now()
+    game.save()
+    _publish_on_commit(game)
+    return MoveResult(game=game, move=row, events=events)
+
+
+def _replay_idempotent(game: Game, actor: User, key: str, move: dict[str, Any]) -> MoveResult | None:
+    first = Move.objects.filter(game=game, actor=actor, idempotency_key=key).first()
+    if first is None:
+        return None
+    try:
+        same = EngineMove.from_dict(move).to_dict() == first.payload
+    except RuleError:
+        same = False
+    if not same:
+        raise GameError("idempotency_key_reused", "This Idempotency-Key was already used for a different move.")
+    next_move = Move.objects.filter(game=game, number=first.number + 1).values_list("seq", flat=True).first()
+    events = Event.objects.filter(game=game, seq__gte=first.seq)
+    if next_move is not None:
+        events = events.filter(seq__lt=next_move)
+    return MoveResult(game=game, move=first, events=list(events), replayed=True)
+
+
+def move_submit(
+    *, game_id: int, player: User, move: dict[str, Any], expected_seq: int, idempotency_key: str = ""
+) -> MoveResult:
+    """A seated player's move. Refusals: stale_seq (409), the engine's rule codes
+    (422), game state codes (409); an Idempotency-Key retry returns the first answer."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        if idempotency_key:
+            replay = _replay_idempotent(game, player, idempotency_key, move)
+            if replay is not None:
+                return replay
+        _require_status(game, GameStatus.RUNNING)
+        seat = _player_seat(game, player)
+        if seat.resigned:
+            raise GameError("seat_resigned", "You resigned: a server bot plays your seat.")
+        if seat.away:
+            raise GameError("seat_away", "A bot plays your seat after repeated timeouts: POST .../return/ to take it back.")
+        if expected_seq != game.seq:
+            raise GameError("stale_seq", f"The game is at seq {game.seq}, not {expected_seq}: re-read it.", current_seq=game.seq)
+        try:
+            result = _record(game, seat, move, source=MoveSource.PLAYER, actor=player, idempotency_key=idempotency_key)
+        except IntegrityError:  # pragma: no cover - the row lock makes this unreachable; the constraint is the backstop
+            raise GameError("stale_seq", "Another move was recorded first: re-read the game.", current_seq=game.seq) from None
+        if seat.timeouts_in_row:
+            seat.timeouts_in_row = 0
+            seat.save(update_fields=["timeouts_in_row"])
+        return result
+
+
+def _turn_seat(game: Game) -> Seat:
+    return game.seats.get(number=game.turn_seat)
+
+
+def _choose(game: Game, seat_number: int, strategy_name: str) -> dict[str, Any]:
+    """A strategy's move for a seat, from exactly what that seat may see."""
+    match = Match.from_dict(game.state)
+    rng = random.Random(f"{game.seed}:{match.move_count}")
+    return STRATEGIES[strategy_name].choose(engine.seat_view(match, seat_number), rng)
+
+
+def bot_move(*, game_id: int, expected_seq: int) -> MoveResult | None:
+    """A server bot's turn. Does nothing when the game has moved on since
+    ``expected_seq`` or the seat to move is not a bot's (a duplicate or late task)."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.status != GameStatus.RUNNING or game.seq != expected_seq:
+            return None
+        seat = _turn_seat(game)
+        if not seat.bot_controlled:
+            return None
+        move = _choose(game, seat.number, seat.bot_strategy)
+        return _record(game, seat, move, source=MoveSource.BOT, actor=None)
+
+
+def turn_timeout(*, game_id: int, expected_seq: int) -> MoveResult | None:
+    """The turn clock ran out: move for the absent player with the fallback
+    strategy; after ``AWAY_AFTER_TIMEOUTS`` in a row a bot keeps the seat until the
+    player returns. Does nothing if the game moved on or the deadline is not due."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.status != GameStatus.RUNNING or game.seq != expected_seq:
+            return None
+        if game.turn_deadline is None or game.turn_deadline > timezone.now():
+            return None
+        seat = _turn_seat(game)
+        if seat.bot_controlled:
+            return None
+        seat.timeouts_in_row += 1
+        notes = [{"type": "turn_timed_out", "seat": seat.number, "timeouts_in_row": seat.timeouts_in_row}]
+        if seat.timeouts_in_row >= AWAY_AFTER_TIMEOUTS:
+            seat.away = True
+            seat.bot_strategy = FALLBACK_STRATEGY
+            notes.append({"type": "seat_handed_to_bot", "seat": seat.number, "bot_strategy": FALLBACK_STRATEGY, "reason": "timeouts"})
+        seat.save(update_fields=["timeouts_in_row", "away", "bot_strategy"])
+        _append_events(game, notes)
+        move = _choose(game, seat.number, FALLBACK_STRATEGY)
+        return _record(game, seat, move, source=MoveSource.TIMEOUT, actor=None)
+
+
+def seat_return(*, game_id: int, player: User) -> Game:
+    """An away player takes their seat back from the bot."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        _require_status(game, GameStatus.RUNNING)
+        seat = _player_seat(game, player)
+        if not seat.away:
+            raise GameError("seat_not_away", "Your seat is not played by a bot: nothing to take back.")
+        seat.away = False
+        seat.bot_strategy = ""
+        seat.timeouts_in_row = 0
+        seat.save(update_fields=["away", "bot_strategy", "timeouts_in_row"])
+        _append_events(game, [{"type": "seat_returned", "seat": seat.number, "player": player.username}])
+        _set_turn(game, Match.from_dict(game.state))
+        game.save()
+        _publish_on_commit(game)
+    return game
+
+
+def overdue_games(*, now: Any = None, bot_grace: timedelta = timedelta(seconds=5)) -> list[tuple[int, int, str]]:
+    """Games whose follow-up work seems lost: a turn deadline passed, or a bot to
+    move with no move for ``bot_grace`` past its delay. Returns ``(id, seq, kind)``."""
+    now = now or timezone.now()
+    found: list[tuple[int, int, str]] = []
+    running = Game.objects.filter(status=GameStatus.RUNNING)
+    for game_id, seq in running.filter(turn_deadline__lt=now).values_list("id", "seq"):
+        found.append((game_id, seq, "timeout"))
+    bots = running.filter(seats__number=models.F("turn_seat")).exclude(seats__bot_strategy="")
+    for game_id, seq, last, started, delay in bots.values_list("id", "seq", "last_move_at", "started_at", "bot_delay_ms"):
+        since = last or started
+        if since is not None and since + timedelta(milliseconds=delay) + bot_grace < now:
+            found.append((game_id, seq, "bot"))
+    return found
+
+
+def game_resign(*, game_id: int, player: User, strategy: str = FALLBACK_STRATEGY) -> Game:
+    """Hand the player's seat to a server bot so the table can finish."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        _require_status(game, GameStatus.RUNNING)
+        seat = _player_seat(game, player)
+        if seat.resigned:
+            raise GameError("seat_resigned", "You already resigned.")
+        seat.resigned = True
+        seat.away = False
+        seat.bot_strategy = strategy
+        seat.save(update_fields=["resigned", "away", "bot_strategy"])
+        _append_events(game, [{"type": "seat_resigned", "seat": seat.number, "player": player.username, "bot_strategy": strategy}])
+        game.save(update_fields=["seq"])
+        _publish_on_commit(game)
+    return game

@@ -1,0 +1,277 @@
+"""Thin HTTP views: validate the shape -> one service or selector -> serialize."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from core.schema import problem_responses
+from games import selectors, services
+from games.errors import GameError
+from games.models import Game
+from games.serializers import (
+    AfterQueryInput,
+    BotAddInput,
+    GameAbortInput,
+    GameCreateInput,
+    GameListQueryInput,
+    GameOutput,
+    GameRecordOutput,
+    EventPageOutput,
+    GameSummaryOutput,
+    HandDetailOutput,
+    HandOutput,
+    MovePageOutput,
+    MoveResultOutput,
+    MoveSubmitInput,
+    SeatChoiceInput,
+)
+
+PAGE = 500
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
+    description="Any unique string (e.g. a UUID). Retrying with the same key returns the first answer "
+    "(status 200, header Idempotent-Replayed: true) instead of moving twice.",
+)
+
+
+def _viewer(request: Request) -> Any:
+    return request.user if request.user.is_authenticated else None
+
+
+def _game_body(game: Game, request: Request) -> dict[str, Any]:
+    view = selectors.game_view(game=selectors.game_get(game_id=game.pk), viewer=_viewer(request))
+    return GameOutput(view).data
+
+
+def _valid(serializer_class: type, data: Any) -> dict[str, Any]:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+class GameListCreateApi(APIView):
+    def get_permissions(self) -> list[Any]:
+        return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
+
+    @extend_schema(
+        operation_id="games_list", summary="List games",
+        parameters=[GameListQueryInput], responses={200: GameSummaryOutput(many=True), **problem_responses("validation_error", "not_authenticated")},
+    )
+    def get(self, request: Request) -> Response:
+        query = _valid(GameListQueryInput, request.query_params)
+        if query["mine"] and not request.user.is_authenticated:
+            raise GameError("not_authenticated", "Log in to list your own games.")
+        games = selectors.game_list(status=query.get("status"), mine_of=request.user if query["mine"] else None)
+        paginator = self.paginator
+        page = paginator.paginate_queryset(games, request, view=self)
+        return paginator.get_paginated_response(GameSummaryOutput(page, many=True).data)
+
+    @property
+    def paginator(self) -> Any:
+        from rest_framework.settings import api_settings
+
+        if not hasattr(self, "_paginator"):
+            self._paginator = api_settings.DEFAULT_PAGINATION_CLASS()
+        return self._paginator
+
+    @extend_schema(
+        operation_id="games_create", summary="Open a table",
+        request=GameCreateInput, responses={201: GameOutput, **problem_responses("validation_error", "invalid_ruleset", "invalid_setup")},
+    )
+    def post(self, request: Request) -> Response:
+        data = _valid(GameCreateInput, request.data)
+        ruleset = data.get("ruleset") or {}
+        game = services.game_create(
+            creator=request.user, ruleset=ruleset, turn_time_limit=data.get("turn_time_limit"),
+            bot_delay_ms=data["bot_delay_ms"], seed=data.get("seed"), setup=data.get("setup"), sit=data["sit"],
+        )
+        return Response(_game_body(game, request), status=status.HTTP_201_CREATED)
+
+
+class GameDetailApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(operation_id="games_retrieve", summary="A game as you may see it", responses={200: GameOutput, **problem_responses("not_found")})
+    def get(self, request: Request, game_id: int) -> Response:
+        game = selectors.game_get(game_id=game_id)
+        return Response(GameOutput(selectors.game_view(game=game, viewer=_viewer(request))).data)
+
+
+class _GameActionApi(APIView):
+    """POST /games/{id}/<action>/: one service call, answered with the game."""
+
+    permission_classes = [IsAuthenticated]
+    input_class: type | None = None
+
+    def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
+        raise NotImplementedError
+
+    def post(self, request: Request, game_id: int) -> Response:
+        data = _valid(self.input_class, request.data) if self.input_class else {}
+        game = self.act(request, game_id, data)
+        return Response(_game_body(game, request))
+
+
+def _action_schema(operation_id: str, summary: str, request: Any, *codes: int) -> Any:
+    return extend_schema(operation_id=operation_id, summary=summary, request=request,
+                         responses={200: GameOutput, **problem_responses(*codes)})
+
+
+class GameJoinApi(_GameActionApi):
+    input_class = SeatChoiceInput
+
+    @_action_schema("games_join", "Take a free seat", SeatChoiceInput, "validation_error", "no_such_seat", "not_found", "game_already_started", "game_finished", "game_aborted", "game_full", "seat_taken", "already_seated")
+    def post(self, request: Request, game_id: int) -> Response:
+        return super().post(request, game_id)
+
+    def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
+        return services.game_join(game_id=game_id, player=request.user, seat=data.get("seat"))
+
+
+class GameLeaveApi(_GameActionApi):
+    @_action_schema("games_leave", "Leave your seat before the start", None, "not_seated", "not_found", "game_already_started", "game_finished", "game_aborted")
+    def post(self, request: Request, game_id: int) -> Response:
+        return super().post(request, game_id)
+
+    def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
+        return services.game_leave(game_id=game_id, player=request.user)
+
+
+class GameBotAddApi(_GameActionApi):
+    input_class = BotAddInput
+
+    @_action_schema("games_bots_add", "Put a server bot in a seat (creator)", BotAddInput, "validation_error", "unknown_strategy", "no_such_seat", "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted", "game_full", "seat_taken")
+    def post(self, request: Request, game_id: int) -> Response:
+        return super().post(request, game_id)
+
+    def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
+        return services.game_add_bot(game_id=game_id, by=request.user, strategy=data["strategy"], seat=data.get("seat"))
+
+
+class GameStartApi(_GameActionApi):
+    @_action_schema("games_start", "Start the game (creator, every seat taken)", None, "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted", "seats_not_filled")
+    def post(self, request: Request, game_id: int) -> Response:
+        return super().post(request, game_id)
+
+    def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
+        return services.game_start(game_id=game_id, by=request.user)
+
+
+class GameAbortApi(_GameActionApi):
+    input_class = GameAbortInput
+
+    @_action_schema("games_abort", "Abort the game (creator before the start; staff any time)", GameAbortInput, "validation_error", "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted")
+    def post(self, request: Request, game_id: int) -> Response:
+        return super().post(request, game_id)
+
+    def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
+        return services.game_abort(game_id=game_id, by=request.user, reason=data["reason"])
+
+
+class GameResignApi(_GameActionApi):
+    @_action_schema("games_resign", "Resign: a server bot plays your seat to the end", None, "not_seated", "not_found", "game_not_started", "game_finished", "game_aborted", "seat_resigned")
+    def post(self, request: Request, game_id: int) -> Response:
+        return super().post(request, game_id)
+
+    def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
+        return services.game_resign(game_id=game_id, player=request.user)
+
+
+class GameReturnApi(_GameActionApi):
+    @_action_schema("games_return", "Take your seat back from the bot after repeated timeouts", None, "not_seated", "not_found", "game_not_started", "game_finished", "game_aborted", "seat_not_away")
+    def post(self, request: Request, game_id: int) -> Response:
+        return super().post(request, game_id)
+
+    def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
+        return services.seat_return(game_id=game_id, player=request.user)
+
+
+class GameMovesApi(APIView):
+    throttle_scope = "moves"
+
+    def get_permissions(self) -> list[Any]:
+        return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
+
+    def get_throttles(self) -> list[Any]:
+        return [ScopedRateThrottle()] if self.request.method == "POST" else super().get_throttles()
+
+    @extend_schema(operation_id="games_moves_list", summary="The public move log, after move number `after`",
+                   parameters=[AfterQueryInput], responses={200: MovePageOutput, **problem_responses("validation_error", "not_found")})
+    def get(self, request: Request, game_id: int) -> Response:
+        after = _valid(AfterQueryInput, request.query_params)["after"]
+        game = selectors.game_get(game_id=game_id)
+        moves = selectors.move_list(game=game, after=after, limit=PAGE + 1)
+        return Response(MovePageOutput({"seq": game.seq, "moves": moves[:PAGE], "has_more": len(moves) > PAGE}).data)
+
+    @extend_schema(
+        operation_id="games_moves_create", summary="Play, draw or pass",
+        parameters=[IDEMPOTENCY_KEY], request=MoveSubmitInput,
+        responses={201: MoveResultOutput, 200: MoveResultOutput, **problem_responses("validation_error", "not_seated", "not_found", "stale_seq", "game_not_started", "game_finished", "game_aborted", "seat_resigned", "seat_away", "rate_limited", 422)},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = _valid(MoveSubmitInput, request.data)
+        expected_seq = data.pop("expected_seq")
+        key = request.headers.get("Idempotency-Key", "")
+        if len(key) > 128:
+            raise GameError("validation_error", "Idempotency-Key is at most 128 characters.", errors={"Idempotency-Key": ["too long"]})
+        try:
+            result = services.move_submit(game_id=game_id, player=request.user, move=data, expected_seq=expected_seq, idempotency_key=key)
+        except GameError as error:
+            if error.code == "stale_seq":
+                error.extra["game"] = _game_body(selectors.game_get(game_id=game_id), request)
+            raise
+        body = MoveResultOutput({"move": result.move, "events": result.events,
+                                 "game": selectors.game_view(game=selectors.game_get(game_id=game_id), viewer=request.user)}).data
+        if result.replayed:
+            return Response(body, status=status.HTTP_200_OK, headers={"Idempotent-Replayed": "true"})
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class GameEventsApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(operation_id="games_events_list", summary="The public event log, after seq `after`",
+                   parameters=[AfterQueryInput], responses={200: EventPageOutput, **problem_responses("validation_error", "not_found")})
+    def get(self, request: Request, game_id: int) -> Response:
+        after = _valid(AfterQueryInput, request.query_params)["after"]
+        game = selectors.game_get(game_id=game_id)
+        events = selectors.event_list(game=game, after=after, limit=PAGE + 1)
+        return Response(EventPageOutput({"seq": game.seq, "events": events[:PAGE], "has_more": len(events) > PAGE}).data)
+
+
+class GameHandsApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(operation_id="games_hands_list", summary="The match's hands (rounds)",
+                   responses={200: HandOutput(many=True), **problem_responses("not_found")})
+    def get(self, request: Request, game_id: int) -> Response:
+        game = selectors.game_get(game_id=game_id)
+        return Response(HandOutput(selectors.hand_list(game=game), many=True).data)
+
+
+class GameHandDetailApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(operation_id="games_hands_retrieve", summary="One hand with its moves (tiles revealed once it ended)",
+                   responses={200: HandDetailOutput, **problem_responses("not_found")})
+    def get(self, request: Request, game_id: int, number: int) -> Response:
+        game = selectors.game_get(game_id=game_id)
+        return Response(HandDetailOutput(selectors.hand_detail(game=game, number=number)).data)
+
+
+class GameRecordApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(operation_id="games_record", summary="The full record (ruleset, seed, every move) for an exact replay",
+                   responses={200: GameRecordOutput, **problem_responses("not_found", "game_not_finished")})
+    def get(self, request: Request, game_id: int) -> Response:
+        game = selectors.game_get(game_id=game_id)
+        return Response(GameRecordOutput(selectors.game_record(game=game)).data)
