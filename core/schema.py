@@ -1,0 +1,131 @@
+"""OpenAPI helpers: declare error responses, list every error code.
+
+In a view::
+
+    from core.schema import problem_responses
+
+    @extend_schema(responses={201: PlayerOutput, **problem_responses("validation_error", "username_taken")})
+
+``problem_responses`` takes codes (or an HTTP status, meaning every registered
+code with that status) and gives one ``application/problem+json`` response per
+status, with an example per code.  Every operation also gets a ``default``
+problem response, and a 401 when it needs authentication (``AutoSchema``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from drf_spectacular.plumbing import ResolvedComponent
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse
+
+from core.errors import all_error_codes
+from core.problems import PROBLEM_CONTENT_TYPE, example_problem
+from core.serializers import ProblemSerializer
+
+AUTH_CODES = ("not_authenticated", "authentication_failed")
+
+
+def problem_responses(*codes: str | int) -> dict[tuple[int, str], OpenApiResponse]:
+    """``{(status, "application/problem+json"): OpenApiResponse}`` for ``codes``.
+
+    A string is one error code; an int is a status and stands for every
+    registered code with that status.  Unknown codes fail loudly, so the
+    document never promises a code that does not exist.
+    """
+    registry = all_error_codes()
+    by_status: dict[int, list[str]] = {}
+    for item in codes:
+        if isinstance(item, int):
+            matching = [code for code, spec in registry.items() if spec.status == item]
+            if not matching:
+                raise ValueError(f"no error code is registered with status {item}")
+        elif item in registry:
+            matching = [item]
+        else:
+            raise ValueError(f"unknown error code {item!r}: register it in core.errors first")
+        for code in matching:
+            listed = by_status.setdefault(registry[code].status, [])
+            if code not in listed:
+                listed.append(code)
+    return {
+        (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+            response=ProblemSerializer,
+            description=_describe(listed),
+            examples=[
+                OpenApiExample(code, value=example_problem(code), response_only=True)
+                for code in listed
+            ],
+        )
+        for status, listed in sorted(by_status.items())
+    }
+
+
+def _describe(codes: list[str]) -> str:
+    registry = all_error_codes()
+    return "\n".join(f"* `{code}`: {registry[code].title}" for code in codes)
+
+
+class AutoSchema(SpectacularAutoSchema):
+    """Adds the responses every operation has: a ``default`` problem, and a 401
+    when the operation needs authentication (shared ``components/responses``)."""
+
+    def get_operation(self, *args: Any, **kwargs: Any) -> dict[str, Any] | None:
+        operation = super().get_operation(*args, **kwargs)
+        if operation is None:
+            return None
+        responses = operation.setdefault("responses", {})
+        security = operation.get("security", [])
+        if security and {} not in security:
+            responses.setdefault("401", self._shared_response("NotAuthenticated", AUTH_CODES))
+        responses.setdefault("default", self._shared_response("Problem", ("server_error",)))
+        operation["responses"] = dict(sorted(responses.items(), key=lambda item: item[0]))
+        return operation
+
+    def _shared_response(self, name: str, codes: tuple[str, ...]) -> dict[str, str]:
+        problem = self.resolve_serializer(ProblemSerializer, "response").ref
+        description = (
+            _describe(list(codes))
+            if name != "Problem"
+            else "Any other error, as a problem document (see `ErrorCode` for every code)."
+        )
+        component = ResolvedComponent(
+            name=name,
+            type=ResolvedComponent.RESPONSE,
+            object=name,
+            schema={
+                "description": description,
+                "content": {
+                    PROBLEM_CONTENT_TYPE: {
+                        "schema": problem,
+                        "examples": {code: {"value": example_problem(code)} for code in codes},
+                    }
+                },
+            },
+        )
+        self.registry.register_on_missing(component)
+        return component.ref
+
+
+class ErrorCodeFieldExtension(OpenApiSerializerFieldExtension):
+    """Describes ``ErrorCodeField`` as the ``ErrorCode`` enum of every code."""
+
+    target_class = "core.serializers.ErrorCodeField"
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        codes = all_error_codes()
+        lines = [f"* `{code}` ({spec.status}): {spec.description}" for code, spec in codes.items()]
+        component = ResolvedComponent(
+            name="ErrorCode",
+            type=ResolvedComponent.SCHEMA,
+            object="ErrorCode",
+            schema={
+                "type": "string",
+                "enum": list(codes),
+                "description": "Every stable error code, with its HTTP status:\n\n" + "\n".join(lines),
+            },
+        )
+        auto_schema.registry.register_on_missing(component)
+        return component.ref

@@ -1,0 +1,32 @@
+"""The shape of a problem document, for the OpenAPI document only.
+
+Responses are built by ``core.problems.Problem.body``; this serializer never
+renders anything, it only describes that body (component ``Problem``).
+"""
+
+from rest_framework import serializers
+
+
+class ErrorCodeField(serializers.CharField):
+    """A stable error code; described as the ``ErrorCode`` enum (``core.schema``)."""
+
+
+class ProblemSerializer(serializers.Serializer):
+    """An RFC 9457 problem document; more members may follow a given code."""
+
+    type = serializers.CharField(help_text="`urn:chickenfoot:problem:<code>`.")
+    title = serializers.CharField(help_text="Short summary of the kind of problem.")
+    status = serializers.IntegerField(help_text="The HTTP status code.")
+    detail = serializers.CharField(help_text="What went wrong this time, for people.")
+    code = ErrorCodeField(help_text="Stable machine-readable code: branch on this.")
+    errors = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text="With `validation_error`: field (dotted for nested fields) -> messages.",
+    )
+    retry_after = serializers.IntegerField(
+        required=False, help_text="With `rate_limited`: seconds to wait before retrying."
+    )
+
+    class Meta:
+        ref_name = "Problem"
