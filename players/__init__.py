@@ -1,0 +1,1 @@
+"""Accounts (people and bots), API tokens and token authentication."""

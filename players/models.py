@@ -1,0 +1,51 @@
+"""Accounts and their API tokens (persistence only: behaviour is in services)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import UserManager as DjangoUserManager
+from django.db import models
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+
+class UserManager(DjangoUserManager["User"]):
+    def get_by_natural_key(self, username: str | None) -> User:
+        # Usernames are unique regardless of case, so log-ins ignore case too.
+        return self.get(username__iexact=username)
+
+
+class User(AbstractUser):
+    """A player.  Suspending one means ``is_active = False``."""
+
+    is_bot = models.BooleanField(
+        default=False,
+        help_text="A bot account: its moves are made by a program, and it is shown as a bot everywhere.",
+    )
+
+    objects = UserManager()
+
+    class Meta(AbstractUser.Meta):
+        constraints = [
+            models.UniqueConstraint(Lower("username"), name="players_user_username_ci_unique"),
+        ]
+
+
+class ApiToken(models.Model):
+    """A bearer token.  Only a SHA-256 digest of it is stored; the token itself
+    is shown once, when it is created."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=64, help_text="What the owner calls it, e.g. 'laptop' or 'my bot'.")
+    prefix = models.CharField(max_length=8, db_index=True, help_text="Public part of the token, for recognising it.")
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True, help_text="Updated at most once a minute.")
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        indexes = [models.Index(fields=("user", "revoked_at"), name="players_token_user_active")]
+
+    def __str__(self) -> str:
+        return f"{self.name} (cf_{self.prefix}_…)"

@@ -1,0 +1,29 @@
+"""Read queries about accounts and tokens."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from players.models import ApiToken, User
+from players.tokens import token_digest
+
+
+def token_get_active(*, secret: str) -> ApiToken | None:
+    """The unrevoked token with this secret, with its user (one query)."""
+    return (
+        ApiToken.objects.select_related("user")
+        .filter(digest=token_digest(secret), revoked_at__isnull=True)
+        .first()
+    )
+
+
+def token_list_active(*, user: User) -> QuerySet[ApiToken]:
+    return ApiToken.objects.filter(user=user, revoked_at__isnull=True).order_by("-created_at", "-id")
+
+
+def token_get_active_for_user(*, user: User, token_id: int) -> ApiToken | None:
+    return token_list_active(user=user).filter(pk=token_id).first()
+
+
+def player_get(*, username: str) -> User | None:
+    return User.objects.filter(username__iexact=username).first()

@@ -1,0 +1,63 @@
+"""Input shapes and output shapes of the players API (uniquely named)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from players.models import User
+
+
+class PlayerRegisterInput(serializers.Serializer):
+    username = serializers.CharField(max_length=150, validators=[User.username_validator])
+    password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+
+
+class PlayerOutput(serializers.Serializer):
+    """A player as anyone sees them."""
+
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    is_bot = serializers.BooleanField()
+
+
+class AccountOutput(PlayerOutput):
+    """The caller's own account."""
+
+    is_staff = serializers.BooleanField(help_text="A moderator (may use the admin).")
+    date_joined = serializers.DateTimeField()
+
+
+class TokenCreateInput(serializers.Serializer):
+    """Either username and password, or nothing but a name when already authenticated."""
+
+    name = serializers.CharField(max_length=64, help_text="A name to recognise the token by.")
+    username = serializers.CharField(max_length=150, required=False)
+    password = serializers.CharField(max_length=128, required=False, write_only=True, trim_whitespace=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("username" in attrs) != ("password" in attrs):
+            missing = "password" if "username" in attrs else "username"
+            raise serializers.ValidationError({missing: ["Send username and password together."]})
+        return attrs
+
+
+class TokenOutput(serializers.Serializer):
+    """A token as listed: never its secret."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    prefix = serializers.CharField(help_text="The token starts with `cf_<prefix>_`.")
+    created_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField(allow_null=True, help_text="Precise to about a minute.")
+
+
+class TokenCreatedOutput(serializers.Serializer):
+    """A token just created: `token` is shown this once and never again."""
+
+    id = serializers.IntegerField(source="token.id")
+    name = serializers.CharField(source="token.name")
+    prefix = serializers.CharField(source="token.prefix")
+    created_at = serializers.DateTimeField(source="token.created_at")
+    token = serializers.CharField(source="secret", help_text="Send as `Authorization: Bearer <token>`.")

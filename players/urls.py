@@ -1,0 +1,13 @@
+from django.urls import path
+
+from players import views
+
+app_name = "players"
+
+urlpatterns = [
+    path("players/", views.PlayerCollectionApi.as_view(), name="player-list"),
+    path("players/<str:username>/", views.PlayerDetailApi.as_view(), name="player-detail"),
+    path("me/", views.MeApi.as_view(), name="me"),
+    path("tokens/", views.TokenCollectionApi.as_view(), name="token-list"),
+    path("tokens/<int:token_id>/", views.TokenDetailApi.as_view(), name="token-detail"),
+]

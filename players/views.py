@@ -1,0 +1,123 @@
+"""Thin views: validate the shape -> one service or selector -> serialize."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.exceptions import NotAuthenticated
+from rest_framework.generics import GenericAPIView
+from rest_framework.permissions import AllowAny, BasePermission, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.errors import NotFound
+from core.schema import problem_responses
+from players import selectors, services
+from players.serializers import (
+    AccountOutput,
+    PlayerOutput,
+    PlayerRegisterInput,
+    TokenCreatedOutput,
+    TokenCreateInput,
+    TokenOutput,
+)
+
+TAG = ["players"]
+
+
+class PlayerCollectionApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="players_register",
+        summary="Register a player",
+        tags=TAG,
+        request=PlayerRegisterInput,
+        responses={201: AccountOutput, **problem_responses("validation_error", "username_taken")},
+    )
+    def post(self, request: Request) -> Response:
+        data = PlayerRegisterInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = services.user_register(**data.validated_data)
+        return Response(AccountOutput(user).data, status=status.HTTP_201_CREATED)
+
+
+class PlayerDetailApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="players_retrieve",
+        summary="A player's public profile",
+        tags=TAG,
+        responses={200: PlayerOutput, **problem_responses("not_found")},
+    )
+    def get(self, request: Request, username: str) -> Response:
+        player = selectors.player_get(username=username)
+        if player is None:
+            raise NotFound(f"There is no player {username!r}.")
+        return Response(PlayerOutput(player).data)
+
+
+class MeApi(APIView):
+    @extend_schema(operation_id="me_retrieve", summary="The caller's account", tags=TAG, responses={200: AccountOutput})
+    def get(self, request: Request) -> Response:
+        return Response(AccountOutput(request.user).data)
+
+
+class TokenCollectionApi(GenericAPIView):
+    def get_permissions(self) -> list[BasePermission]:
+        # Obtaining a token with a username and password needs no prior log-in.
+        return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
+
+    @extend_schema(
+        operation_id="tokens_list",
+        summary="List my API tokens (never their secrets)",
+        tags=TAG,
+        responses={200: TokenOutput(many=True)},
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(selectors.token_list_active(user=request.user))
+        return self.get_paginated_response(TokenOutput(page, many=True).data)
+
+    @extend_schema(
+        operation_id="tokens_create",
+        summary="Create an API token",
+        description=(
+            "Send `username` and `password` (no authentication needed), or only a "
+            "`name` when authenticated already. The token is in this response only."
+        ),
+        tags=TAG,
+        request=TokenCreateInput,
+        responses={
+            201: TokenCreatedOutput,
+            **problem_responses("validation_error", "not_authenticated", "invalid_credentials"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = TokenCreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        credentials = data.validated_data
+        if "username" in credentials:
+            user = services.user_authenticate(username=credentials["username"], password=credentials["password"])
+        elif request.user.is_authenticated:
+            user = request.user
+        else:
+            raise NotAuthenticated("Send username and password, or authenticate.")
+        issued = services.token_create(user=user, name=credentials["name"])
+        return Response(TokenCreatedOutput(issued).data, status=status.HTTP_201_CREATED)
+
+
+class TokenDetailApi(APIView):
+    @extend_schema(
+        operation_id="tokens_revoke",
+        summary="Revoke one of my API tokens",
+        tags=TAG,
+        responses={204: None, **problem_responses("not_found")},
+    )
+    def delete(self, request: Request, token_id: int) -> Response:
+        token = selectors.token_get_active_for_user(user=request.user, token_id=token_id)
+        if token is None:
+            raise NotFound(f"You have no active token {token_id}.")
+        services.token_revoke(token=token)
+        return Response(status=status.HTTP_204_NO_CONTENT)
