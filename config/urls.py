@@ -1,0 +1,32 @@
+"""URL map: the versioned API, its schema and docs, the admin."""
+
+from django.conf import settings
+from django.contrib import admin
+from django.contrib.staticfiles.views import serve as serve_static
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+urlpatterns = [
+    path("api/v1/", include("players.urls")),
+    path("api/v1/", include("games.urls")),
+    path("api/v1/", include("bots.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path(
+        "api/redoc/",
+        SpectacularRedocView.as_view(url_name="schema", template_name="core/redoc.html"),
+        name="redoc",
+    ),
+    path("api-auth/", include("rest_framework.urls")),
+    path("admin/", admin.site.urls),
+]
+
+if settings.SERVE_STATIC:
+    # Admin, browsable API and the docs' own assets (no CDN), under any server.
+    static_prefix = settings.STATIC_URL.lstrip("/")
+    urlpatterns.append(re_path(rf"^{static_prefix}(?P<path>.*)$", serve_static, {"insecure": True}))
+
+handler400 = "core.views.bad_request"
+handler403 = "core.views.permission_denied"
+handler404 = "core.views.page_not_found"
+handler500 = "core.views.server_error"
