@@ -1,0 +1,35 @@
+# Everything needs only Python 3.11+: each target sets up what it uses.
+#   make serve   - the server on http://127.0.0.1:8000 (API docs at /api/docs/)
+#   make test    - the test suite (see tests/services.py for PostgreSQL/Redis)
+#   make schema  - regenerate openapi.yaml (commit it)
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# Touched after a successful install: newer than every requirements file means
+# nothing to do.
+INSTALLED := $(VENV)/.installed
+REQUIREMENTS := $(wildcard requirements*.txt)
+
+.PHONY: install migrate serve test schema
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(INSTALLED): $(BIN)/python $(REQUIREMENTS)
+	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements.txt
+	touch $@
+
+install: $(INSTALLED)
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+serve: migrate
+	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+test: install
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+schema: install
+	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file openapi.yaml
