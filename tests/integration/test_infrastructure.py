@@ -1,0 +1,27 @@
+"""The real services the integration tests rely on are the ones configured."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_runs_on_postgresql_with_persistent_connections():
+    assert connection.vendor == "postgresql"
+    assert settings.DATABASES["default"]["CONN_MAX_AGE"] == 60
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_database()")
+        assert cursor.fetchone()[0].startswith("test_")
+
+
+@pytest.mark.redis
+def test_redis_answers_and_serves_as_a_cache(redis_url):
+    from django.core.cache.backends.redis import RedisCache
+
+    cache = RedisCache(redis_url, {"KEY_PREFIX": "cf-test"})
+    cache.set("probe", {"ok": 1}, timeout=5)
+    assert cache.get("probe") == {"ok": 1}
+    cache.delete("probe")

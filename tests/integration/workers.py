@@ -1,0 +1,117 @@
+"""Real Celery worker processes for integration tests.
+
+A worker runs as a child process with the test database (``DATABASE_URL`` of the
+database pytest-django created) and a dedicated Redis database as its broker; the
+test process sends its tasks to the same Redis (``use_broker``). Nothing is
+eager: tasks cross a real broker into a real worker.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import redis as redis_lib
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+READY_TIMEOUT_SECONDS = 30
+
+
+def test_database_url() -> str:
+    """The URL of the database this test session runs on (the ``test_`` one)."""
+    s = connection.settings_dict
+    host = s.get("HOST") or "127.0.0.1"
+    port = s.get("PORT") or 5432
+    user = s.get("USER") or "postgres"
+    auth = f"{user}:{s['PASSWORD']}@" if s.get("PASSWORD") else f"{user}@"
+    return f"postgres://{auth}{host}:{port}/{s['NAME']}"
+
+
+class Worker:
+    """One ``celery worker`` child process (optionally with the beat schedule)."""
+
+    def __init__(self, broker_url: str, log_path: Path, *, beat: bool = False, name: str = "w1") -> None:
+        self.log_path = log_path
+        env = {
+            **os.environ,
+            "DATABASE_URL": test_database_url(),
+            "REDIS_URL": broker_url,
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "SWEEP_INTERVAL_SECONDS": "1",
+        }
+        env.pop("CELERY_BROKER_URL", None)
+        args = [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo", "-n", f"{name}@%h",
+                "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "info"]
+        if beat:
+            args += ["-B", "-s", str(log_path.with_suffix(".beat"))]
+        self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
+        self.process = subprocess.Popen(args, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the worker exited at start-up:\n{self.log()}")
+            if " ready." in self.log():
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"the worker was not ready within {READY_TIMEOUT_SECONDS} s:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group, as a crash would: nothing acknowledged."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
+        self._log.close()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(10)
+        self._log.close()
+
+
+@contextmanager
+def use_broker(url: str) -> Iterator[None]:
+    """Send this process's tasks to ``url`` (a real Redis) for the duration."""
+    from config.celery import app
+
+    previous = app.conf.broker_url
+    app.conf.broker_url = url
+    app.close()  # drop pooled connections to the previous broker
+    try:
+        yield
+    finally:
+        app.conf.broker_url = previous
+        app.close()
+
+
+def flush_redis(url: str) -> None:
+    redis_lib.Redis.from_url(url).flushdb()
+
+
+def wait_for(condition: Callable[[], Any], timeout: float, interval: float = 0.05, what: str = "condition") -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
