@@ -53,17 +53,13 @@ def _append_events(game: Game, payloads: list[dict[str, Any]]) -> list[Event]:
     return Event.objects.bulk_create(rows)
 
 
-def _publish_on_commit(game: Game) -> None:
+def _publish_on_commit(game: Game, *, bot_turn: bool = False) -> None:
     """After commit: tell listeners and schedule the follow-up work (the next bot
     turn, the turn clock). Tasks carry the seq they expect and re-check it."""
     from games import dispatch  # late import: dispatch reaches Celery and Redis
 
-    bot_turn = False
-    if game.status == GameStatus.RUNNING and game.turn_seat is not None:
-        bot_turn = game.seats.filter(number=game.turn_seat).exclude(bot_strategy="").exists()
     plan = dispatch.FollowUp(
-        game_id=game.pk, seq=game.seq, bot_turn=bot_turn, bot_delay_ms=game.bot_delay_ms,
-        deadline=None if bot_turn else game.turn_deadline,
+        game_id=game.pk, seq=game.seq, bot_turn=bot_turn, bot_delay_ms=game.bot_delay_ms, deadline=game.turn_deadline
     )
     transaction.on_commit(lambda: dispatch.after_commit(plan))
 
@@ -93,14 +89,18 @@ def _require_creator(game: Game, user: User) -> None:
         raise GameError("not_creator", "Only the game's creator may do that.")
 
 
-def _set_turn(game: Game, match: Match) -> None:
-    """Keep the denormalised turn and its deadline in step with the engine state."""
-    if match.status != engine.PLAYING:
+def _set_turn(game: Game, match: Match) -> bool:
+    """Keep the denormalised turn and its deadline in step with the engine state.
+    Returns whether a server bot is to move (bot turns have no deadline)."""
+    if match.status != engine.PLAYING or game.status != GameStatus.RUNNING:
         game.turn_seat = None
         game.turn_deadline = None
-        return
+        return False
     game.turn_seat = match.turn
-    game.turn_deadline = timezone.now() + timedelta(seconds=game.turn_time_limit) if game.turn_time_limit else None
+    bot_turn = game.seats.filter(number=match.turn).exclude(bot_strategy="").exists()
+    limit = game.turn_time_limit
+    game.turn_deadline = timezone.now() + timedelta(seconds=limit) if limit and not bot_turn else None
+    return bot_turn
 
 
 # -- lobby --------------------------------------------------------------------
@@ -213,9 +213,9 @@ def game_start(*, game_id: int, by: User) -> Game:
         game.status = GameStatus.RUNNING
         game.started_at = timezone.now()
         _append_events(game, [{"type": "game_started"}])
-        _store_match(game, match, payloads)
+        _, bot_turn = _store_match(game, match, payloads)
         game.save()
-        _publish_on_commit(game)
+        _publish_on_commit(game, bot_turn=bot_turn)
     return game
 
 
@@ -241,15 +241,16 @@ def game_abort(*, game_id: int, by: User, reason: str = "") -> Game:
 
 # -- playing ------------------------------------------------------------------
 
-def _store_match(game: Game, match: Match, payloads: list[dict[str, Any]]) -> list[Event]:
+def _store_match(game: Game, match: Match, payloads: list[dict[str, Any]]) -> tuple[list[Event], bool]:
+    """Store the engine's new state and its events; returns them and whether a
+    server bot is to move next."""
     rows = _append_events(game, payloads)
     game.state = match.to_dict()
-    _set_turn(game, match)
     if match.status == engine.ENDED:
         game.status = GameStatus.FINISHED
         game.finished_at = timezone.now()
         game.result = {"totals": match.totals, "winners": match.winners, "tie_break": match.tie_break}
-    return rows
+    return rows, _set_turn(game, match)
 
 
 def _record(game: Game, seat: Seat, move: dict[str, Any], *, source: str, actor: User | None, idempotency_key: str = "") -> MoveResult:
@@ -263,10 +264,10 @@ def _record(game: Game, seat: Seat, move: dict[str, Any], *, source: str, actor:
         game=game, number=match.move_count, seq=first_seq, round=round_number, seat=seat.number,
         payload=EngineMove.from_dict(move).to_dict(), source=source, actor=actor, idempotency_key=idempotency_key,
     )
-    events = _store_match(game, match, payloads)
+    events, bot_turn = _store_match(game, match, payloads)
     game.last_move_at = timezone.now()
     game.save()
-    _publish_on_commit(game)
+    _publish_on_commit(game, bot_turn=bot_turn)
     return MoveResult(game=game, move=row, events=events)
 
 
@@ -379,9 +380,9 @@ def seat_return(*, game_id: int, player: User) -> Game:
         seat.timeouts_in_row = 0
         seat.save(update_fields=["away", "bot_strategy", "timeouts_in_row"])
         _append_events(game, [{"type": "seat_returned", "seat": seat.number, "player": player.username}])
-        _set_turn(game, Match.from_dict(game.state))
+        bot_turn = _set_turn(game, Match.from_dict(game.state))
         game.save()
-        _publish_on_commit(game)
+        _publish_on_commit(game, bot_turn=bot_turn)
     return game
 
 
@@ -393,7 +394,7 @@ def overdue_games(*, now: Any = None, bot_grace: timedelta = timedelta(seconds=5
     running = Game.objects.filter(status=GameStatus.RUNNING)
     for game_id, seq in running.filter(turn_deadline__lt=now).values_list("id", "seq"):
         found.append((game_id, seq, "timeout"))
-    bots = running.filter(seats__number=models.F("turn_seat")).exclude(seats__bot_strategy="")
+    bots = running.filter(seats__number=models.F("turn_seat"), seats__bot_strategy__gt="")
     for game_id, seq, last, started, delay in bots.values_list("id", "seq", "last_move_at", "started_at", "bot_delay_ms"):
         since = last or started
         if since is not None and since + timedelta(milliseconds=delay) + bot_grace < now:
@@ -414,6 +415,7 @@ def game_resign(*, game_id: int, player: User, strategy: str = FALLBACK_STRATEGY
         seat.bot_strategy = strategy
         seat.save(update_fields=["resigned", "away", "bot_strategy"])
         _append_events(game, [{"type": "seat_resigned", "seat": seat.number, "player": player.username, "bot_strategy": strategy}])
-        game.save(update_fields=["seq"])
-        _publish_on_commit(game)
+        bot_turn = _set_turn(game, Match.from_dict(game.state))
+        game.save()
+        _publish_on_commit(game, bot_turn=bot_turn)
     return game
