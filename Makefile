@@ -26,7 +26,7 @@ migrate: install
 	$(BIN)/python manage.py migrate --noinput
 
 serve: migrate
-	$(BIN)/python manage.py runserver 127.0.0.1:8000
+	$(BIN)/python manage.py serve
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

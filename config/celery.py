@@ -14,3 +14,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@app.on_after_configure.connect
+def _make_broker_folder(sender: Celery, **kwargs: object) -> None:
+    """The embedded broker is a folder: make sure it exists before any send."""
+    from django.conf import settings
+
+    if sender.conf.broker_url.startswith("filesystem://"):
+        (settings.BROKER_DIR / "control").mkdir(parents=True, exist_ok=True)

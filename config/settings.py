@@ -134,25 +134,42 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-CELERY_BROKER_URL = REDIS_URL or None
+# The broker: Redis when REDIS_URL is set. Without it (the embedded default) a
+# folder on disk serves as the broker, so `make serve` still runs a real worker
+# and beat beside the web server: bots and clocks take the same code path as in
+# production. CELERY_BROKER_URL overrides both (the tests use memory://).
+BROKER_DIR = Path(env.str("BROKER_DIR", default=str(BASE_DIR / ".run" / "broker")))
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or REDIS_URL or "filesystem://"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Long countdowns beyond the visibility timeout are redelivered (Celery's Redis
-# docs): turn deadlines live in the database and a periodic sweep catches them.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR),
+        "data_folder_out": str(BROKER_DIR),
+        "control_folder": str(BROKER_DIR / "control"),
+        "polling_interval": 0.05,
+    }
+else:
+    # Long countdowns beyond the visibility timeout are redelivered (Celery's
+    # Redis docs): turn deadlines live in the database, a periodic sweep catches
+    # them, and no countdown longer than games.dispatch.MAX_COUNTDOWN_SECONDS is sent.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_TASK_IGNORE_RESULT = True
-CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=60)
-CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=50)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=30)
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=20)
 # Tasks are idempotent (they re-lock and check the sequence number), so a task
 # lost with its worker may safely run again.
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-# TODO(issue 5): the embedded mode without Redis needs real background work
-# (bots and turn clocks).  Until then tasks run inline so nothing crashes.
-CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# The sweep re-sends every lost timer and bot turn (games.tasks.sweep).
+SWEEP_INTERVAL_SECONDS = env.float("SWEEP_INTERVAL_SECONDS", default=2.0)
+CELERY_BEAT_SCHEDULE = {
+    "sweep-overdue-games": {"task": "games.sweep", "schedule": SWEEP_INTERVAL_SECONDS, "options": {"expires": 30}},
+}
 
 # --- Internationalization ---------------------------------------------------------
 LANGUAGE_CODE = "en-us"

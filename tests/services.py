@@ -129,6 +129,9 @@ def ci_problems(services: Services) -> list[str]:
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     services = Services(database=select_database(os.environ), redis=select_redis(os.environ))
+    # Tasks sent by tests without a worker wait in memory and never run; the
+    # integration tests point the app at a real Redis and start real workers.
+    os.environ.setdefault("CELERY_BROKER_URL", "memory://")
     early_config.stash[SERVICES_KEY] = services
     if services.database.name == "postgresql" and not services.database.available:
         raise pytest.UsageError(f"DATABASE_URL names a PostgreSQL that does not answer: {services.database.describe()}")
