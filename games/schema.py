@@ -1,4 +1,5 @@
-"""OpenAPI components the serializers cannot express: the recursive layout tree."""
+"""OpenAPI components the serializers cannot express (the recursive layout tree),
+and nullable references written so that OpenAPI 3.0.3 validators accept null."""
 
 from __future__ import annotations
 
@@ -35,8 +36,33 @@ LAYOUT_OPEN_END = {
 }
 
 
+NULL = {"$ref": "#/components/schemas/NullEnum"}
+
+
+def _nullable_refs(node: Any) -> None:
+    """Rewrite ``{allOf: [X], nullable: true}`` (drf-spectacular's nullable nested
+    serializer) as ``{oneOf: [X, NullEnum], nullable: true}``.
+
+    OpenAPI 3.0.3 says ``nullable`` only counts next to a ``type`` in the same
+    schema object, so a validator that follows it (openapi-core) refuses ``null``
+    for the former: a game without a state, a seat without a player. The latter
+    is how drf-spectacular itself writes a nullable enum."""
+    if isinstance(node, dict):
+        all_of = node.get("allOf")
+        if node.get("nullable") is True and "type" not in node and isinstance(all_of, list) and len(all_of) == 1:
+            del node["allOf"]
+            node["oneOf"] = [all_of[0], dict(NULL)]
+        for value in node.values():
+            _nullable_refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            _nullable_refs(value)
+
+
 def add_components(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas["LayoutNode"] = LAYOUT_NODE
     schemas["LayoutOpenEnd"] = LAYOUT_OPEN_END
+    schemas.setdefault("NullEnum", {"enum": [None]})
+    _nullable_refs(result)
     return result

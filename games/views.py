@@ -6,6 +6,7 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
+from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -41,6 +42,12 @@ IDEMPOTENCY_KEY = OpenApiParameter(
     "(status 200, header Idempotent-Replayed: true) instead of moving twice.",
 )
 
+PAGE_PARAMETERS = [
+    OpenApiParameter("limit", int, OpenApiParameter.QUERY, required=False, description="Number of results to return per page."),
+    OpenApiParameter("offset", int, OpenApiParameter.QUERY, required=False,
+                     description="The initial index from which to return the results."),
+]
+
 
 def _viewer(request: Request) -> Any:
     return request.user if request.user.is_authenticated else None
@@ -57,30 +64,24 @@ def _valid(serializer_class: type, data: Any) -> dict[str, Any]:
     return serializer.validated_data
 
 
-class GameListCreateApi(APIView):
+# A GenericAPIView for its paginator: the list answers {count, next, previous, results}.
+class GameListCreateApi(GenericAPIView):
     def get_permissions(self) -> list[Any]:
         return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
 
     @extend_schema(
         operation_id="games_list", summary="List games",
-        parameters=[GameListQueryInput], responses={200: GameSummaryOutput(many=True), **problem_responses("validation_error", "not_authenticated")},
+        # limit/offset are named here: drf-spectacular does not infer them when error responses are declared too.
+        parameters=[GameListQueryInput, *PAGE_PARAMETERS],
+        responses={200: GameSummaryOutput(many=True), **problem_responses("validation_error", "not_authenticated")},
     )
     def get(self, request: Request) -> Response:
         query = _valid(GameListQueryInput, request.query_params)
         if query["mine"] and not request.user.is_authenticated:
             raise GameError("not_authenticated", "Log in to list your own games.")
         games = selectors.game_list(status=query.get("status"), mine_of=request.user if query["mine"] else None)
-        paginator = self.paginator
-        page = paginator.paginate_queryset(games, request, view=self)
-        return paginator.get_paginated_response(GameSummaryOutput(page, many=True).data)
-
-    @property
-    def paginator(self) -> Any:
-        from rest_framework.settings import api_settings
-
-        if not hasattr(self, "_paginator"):
-            self._paginator = api_settings.DEFAULT_PAGINATION_CLASS()
-        return self._paginator
+        page = self.paginate_queryset(games)
+        return self.get_paginated_response(GameSummaryOutput(page, many=True).data)
 
     @extend_schema(
         operation_id="games_create", summary="Open a table",
