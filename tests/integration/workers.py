@@ -88,19 +88,25 @@ class Worker:
         self._log.close()
 
 
+def _reset_connections(app: Any) -> None:
+    """Forget pooled connections so the next send opens one to the new broker."""
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
 @contextmanager
 def use_broker(url: str) -> Iterator[None]:
     """Send this process's tasks to ``url`` (a real Redis) for the duration."""
     from config.celery import app
 
-    previous = app.conf.broker_url
-    app.conf.broker_url = url
-    app.close()  # drop pooled connections to the previous broker
+    previous = (app.conf.broker_write_url, app.conf.broker_read_url)
+    app.conf.update(broker_write_url=url, broker_read_url=url)
+    _reset_connections(app)
     try:
         yield
     finally:
-        app.conf.broker_url = previous
-        app.close()
+        app.conf.update(broker_write_url=previous[0], broker_read_url=previous[1])
+        _reset_connections(app)
 
 
 def flush_redis(url: str) -> None:

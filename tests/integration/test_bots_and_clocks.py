@@ -1,0 +1,179 @@
+"""Bots and turn clocks, run by real Celery worker processes on a real Redis,
+against the real PostgreSQL test database. Nothing here is eager or mocked."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from bots.tasks import play_bot_turn
+from games import services
+from games.engine import Match, Ruleset
+from games.models import Game, GameStatus, Move, MoveSource
+from tests.integration.workers import use_broker, wait_for
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.slow,
+              pytest.mark.django_db(transaction=True)]
+
+FOUR_PLAYERS = {"set_max": 6, "players": 4}
+
+
+def bot_table(creator, *, ruleset=FOUR_PLAYERS, strategies=("greedy", "random", "greedy", "random")):
+    game = services.game_create(creator=creator, ruleset=ruleset, sit=False)
+    for strategy in strategies:
+        services.game_add_bot(game_id=game.pk, by=creator, strategy=strategy)
+    return game
+
+
+def finished(game_id: int) -> Game | None:
+    game = Game.objects.get(pk=game_id)
+    return game if game.status == GameStatus.FINISHED else None
+
+
+def assert_replays(game: Game) -> None:
+    """The stored moves replay to the stored state: no move lost, none doubled."""
+    moves = list(Move.objects.filter(game=game).order_by("number").values_list("number", "seat", "payload"))
+    assert [n for n, _, _ in moves] == list(range(1, len(moves) + 1))
+    replayed = Match.replay(Ruleset.from_dict(game.ruleset), game.seed, [(s, p) for _, s, p in moves], game.setup)
+    assert replayed.to_dict() == game.state
+
+
+def test_four_bots_play_a_full_match(make_player, start_worker):
+    start_worker()
+    creator = make_player("host")
+    game = bot_table(creator)
+    services.game_start(game_id=game.pk, by=creator)
+
+    game = wait_for(lambda: finished(game.pk), timeout=90, what="the bot match to finish")
+    assert game.result["winners"]
+    assert len(game.state["rounds"]) == 7  # double-6: 6-6 down to 0-0
+    assert set(Move.objects.filter(game=game).values_list("source", flat=True)) == {MoveSource.BOT}
+    assert_replays(game)
+
+
+def test_a_human_and_three_bots_finish_driven_only_by_the_human(make_player, start_worker):
+    start_worker()
+    human = make_player("human")
+    game = services.game_create(creator=human, ruleset={**FOUR_PLAYERS, "rounds": 2})
+    for strategy in ("random", "greedy", "random"):
+        services.game_add_bot(game_id=game.pk, by=human, strategy=strategy)
+    services.game_start(game_id=game.pk, by=human)
+
+    def human_turn_or_end() -> Game | None:
+        g = Game.objects.get(pk=game.pk)
+        return g if g.status == GameStatus.FINISHED or g.turn_seat == 0 else None
+
+    human_moves = 0
+    while (current := wait_for(human_turn_or_end, timeout=30, what="the human's turn or the end")).status != GameStatus.FINISHED:
+        move = Match.from_dict(current.state).legal_moves(0)[-1].to_dict()
+        services.move_submit(game_id=game.pk, player=human, move=move, expected_seq=current.seq)
+        human_moves += 1
+    assert human_moves == Move.objects.filter(game=current, seat=0).count() > 0
+    assert_replays(current)
+
+
+def test_duplicate_bot_task_moves_once(make_player, start_worker, broker_url):
+    human = make_player("human")
+    # Seat 1 holds the 6-6, places it, and the bot in seat 0 is to move.
+    setup = {"hands": [["6-5", "6-4", "1-0", "2-0", "3-0", "4-0", "5-0"], ["6-6", "5-5", "4-4", "3-3", "2-2", "1-1", "0-0"]]}
+    with use_broker("memory://"):  # the start's own bot task goes nowhere: we send it ourselves
+        game = services.game_create(creator=human, ruleset={"set_max": 6, "players": 2}, setup=setup, sit=False)
+        services.game_add_bot(game_id=game.pk, by=human, strategy="greedy", seat=0)
+        services.game_join(game_id=game.pk, player=human, seat=1)
+        services.game_start(game_id=game.pk, by=human)
+    game.refresh_from_db()
+    assert game.turn_seat == 0
+    for _ in range(3):
+        play_bot_turn.delay(game.pk, game.seq)
+    start_worker()
+
+    wait_for(lambda: Move.objects.filter(game=game).exists(), timeout=20, what="the bot's move")
+    time.sleep(1.0)  # time for the duplicates to be consumed
+    assert Move.objects.filter(game=game).count() == 1
+    game.refresh_from_db()
+    assert game.turn_seat == 1  # the human's turn: the duplicates changed nothing
+
+
+def test_turn_clock_fires_on_time_and_hands_the_seat_to_a_bot_after_three(make_player, start_worker):
+    start_worker()
+    alice, bob = make_player("alice"), make_player("bob")
+    game = services.game_create(creator=alice, ruleset={"set_max": 6, "players": 2, "rounds": 1}, turn_time_limit=1)
+    services.game_join(game_id=game.pk, player=bob)
+    services.game_start(game_id=game.pk, by=alice)
+    game.refresh_from_db()
+    deadline = game.turn_deadline
+    absent = game.turn_seat
+
+    first = wait_for(lambda: Move.objects.filter(game=game, source=MoveSource.TIMEOUT).first(), timeout=10,
+                     what="the first timeout")
+    lateness = (first.created_at - deadline).total_seconds()
+    assert 0 <= lateness < 2.0, f"the clock fired {lateness:.2f} s after the deadline"
+    assert first.seat == absent
+
+    # Nobody moves: both seats time out in turn; the third timeout in a row hands a seat to a bot.
+    wait_for(lambda: Game.objects.get(pk=game.pk).seats.filter(away=True).exists() or finished(game.pk),
+             timeout=30, what="a seat handed to a bot")
+    types = set(game.events.values_list("type", flat=True))
+    assert "turn_timed_out" in types
+    if not finished(game.pk):
+        assert "seat_handed_to_bot" in types
+
+
+def test_sweep_recovers_a_lost_timer(make_player, start_worker):
+    alice, bob = make_player("alice"), make_player("bob")
+    with use_broker("memory://"):  # the timer task is lost: sent where no worker listens
+        game = services.game_create(creator=alice, ruleset={"set_max": 6, "players": 2, "rounds": 1}, turn_time_limit=1)
+        services.game_join(game_id=game.pk, player=bob)
+        services.game_start(game_id=game.pk, by=alice)
+    game.refresh_from_db()
+    start_worker(beat=True)  # beat runs the sweep every second (SWEEP_INTERVAL_SECONDS=1)
+
+    move = wait_for(lambda: Move.objects.filter(game=game, source=MoveSource.TIMEOUT).first(), timeout=20,
+                    what="the sweep to fire the lost timer")
+    lateness = (move.created_at - game.turn_deadline).total_seconds()
+    assert lateness < 5.0, f"recovered {lateness:.2f} s after the deadline"
+
+
+def test_two_workers_never_move_a_seat_twice(make_player, start_worker):
+    start_worker(name="w1")
+    start_worker(name="w2")
+    creator = make_player("host")
+    game = bot_table(creator, ruleset={**FOUR_PLAYERS, "rounds": 3})
+    services.game_start(game_id=game.pk, by=creator)
+
+    def duplicate_everything() -> None:  # every turn is offered to both workers several times
+        while not finished(game.pk):
+            g = Game.objects.get(pk=game.pk)
+            for _ in range(3):
+                play_bot_turn.delay(g.pk, g.seq)
+            time.sleep(0.01)
+        from django.db import connection
+
+        connection.close()
+
+    pusher = threading.Thread(target=duplicate_everything)
+    pusher.start()
+    game = wait_for(lambda: finished(game.pk), timeout=90, what="the match to finish")
+    pusher.join(10)
+    assert_replays(game)
+
+
+def test_killing_the_worker_mid_match_and_starting_another_finishes_it(make_player, start_worker):
+    first = start_worker(beat=True, name="doomed")
+    creator = make_player("host")
+    game = services.game_create(creator=creator, ruleset={**FOUR_PLAYERS, "rounds": 3}, bot_delay_ms=20, sit=False)
+    for strategy in ("greedy", "random", "greedy", "random"):
+        services.game_add_bot(game_id=game.pk, by=creator, strategy=strategy)
+    services.game_start(game_id=game.pk, by=creator)
+
+    wait_for(lambda: Move.objects.filter(game=game).count() >= 10, timeout=30, what="ten moves")
+    first.kill()
+    moves_at_kill = Move.objects.filter(game=game).count()
+    assert not finished(game.pk)
+
+    start_worker(beat=True, name="rescuer")
+    game = wait_for(lambda: finished(game.pk), timeout=90, what="the match to finish after the crash")
+    assert Move.objects.filter(game=game).count() > moves_at_kill
+    assert_replays(game)
