@@ -19,6 +19,7 @@ GAME_CODES: dict[str, tuple[int, str]] = {
     "already_seated": (409, "You already have a seat at this game."),
     "seats_not_filled": (409, "Every seat must be taken before the start."),
     "no_such_seat": (400, "There is no seat with that number."),
+    "seat_empty": (409, "That seat is already empty."),
     "unknown_strategy": (400, "There is no bot strategy with that name."),
     "stale_seq": (409, "The game has moved on since expected_seq: re-read it and decide again."),
     "seat_resigned": (409, "You resigned: a server bot plays the seat."),

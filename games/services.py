@@ -419,3 +419,73 @@ def game_resign(*, game_id: int, player: User, strategy: str = FALLBACK_STRATEGY
         game.save()
         _publish_on_commit(game, bot_turn=bot_turn)
     return game
+
+
+# -- moderation ---------------------------------------------------------------
+# Staff actions on a game. The admin (moderation app) calls these and records the
+# audit entry; the events they append tell every client that a moderator acted.
+
+def _require_staff(user: User) -> None:
+    if not user.is_staff:
+        raise GameError("permission_denied", "Only staff may do that.")
+
+
+def seat_hand_to_bot(*, game_id: int, seat_number: int, by: User, reason: str = "", strategy: str = FALLBACK_STRATEGY) -> Game:
+    """A moderator hands a running game's seat to a server bot (for good: the player
+    cannot take it back with ``return``)."""
+    _require_staff(by)
+    with transaction.atomic():
+        game = _locked(game_id)
+        _require_status(game, GameStatus.RUNNING)
+        seat = game.seats.select_for_update().filter(number=seat_number).first()
+        if seat is None:
+            raise GameError("no_such_seat", f"Game {game_id} has no seat {seat_number}.")
+        seat.bot_strategy = strategy
+        seat.away = False
+        seat.resigned = seat.player_id is not None
+        seat.save(update_fields=["bot_strategy", "away", "resigned"])
+        _append_events(game, [{"type": "seat_handed_to_bot", "seat": seat_number, "bot_strategy": strategy,
+                               "reason": "moderator", "moderator": True, "note": reason}])
+        bot_turn = _set_turn(game, Match.from_dict(game.state))
+        game.save()
+        _publish_on_commit(game, bot_turn=bot_turn)
+    return game
+
+
+def seat_remove(*, game_id: int, seat_number: int, by: User, reason: str = "") -> Game:
+    """A moderator empties a seat of a game that has not started."""
+    _require_staff(by)
+    with transaction.atomic():
+        game = _locked(game_id)
+        _require_status(game, GameStatus.OPEN)
+        seat = game.seats.select_for_update().filter(number=seat_number).first()
+        if seat is None:
+            raise GameError("no_such_seat", f"Game {game_id} has no seat {seat_number}.")
+        if not seat.is_taken:
+            raise GameError("seat_empty", f"Seat {seat_number} is already empty.")
+        who = seat.player.username if seat.player_id else f"bot:{seat.bot_strategy}"
+        seat.player = None
+        seat.bot_strategy = ""
+        seat.save(update_fields=["player", "bot_strategy"])
+        _append_events(game, [{"type": "seat_left", "seat": seat_number, "player": who, "moderator": True, "note": reason}])
+        game.save(update_fields=["seq"])
+        _publish_on_commit(game)
+    return game
+
+
+def player_withdraw(*, player: User, by: User, reason: str = "") -> list[int]:
+    """Take a (suspended) player out of every table: their seats in running games go
+    to bots, their open tables are aborted, their seats at others' open tables are
+    emptied. Returns the ids of the games touched. Each game is its own transaction."""
+    _require_staff(by)
+    touched: list[int] = []
+    for seat in Seat.objects.filter(player=player, game__status=GameStatus.RUNNING).exclude(resigned=True):
+        seat_hand_to_bot(game_id=seat.game_id, seat_number=seat.number, by=by, reason=reason)
+        touched.append(seat.game_id)
+    for game_id in Game.objects.filter(creator=player, status=GameStatus.OPEN).values_list("id", flat=True):
+        game_abort(game_id=game_id, by=by, reason=reason)
+        touched.append(game_id)
+    for seat in Seat.objects.filter(player=player, game__status=GameStatus.OPEN):
+        seat_remove(game_id=seat.game_id, seat_number=seat.number, by=by, reason=reason)
+        touched.append(seat.game_id)
+    return touched
