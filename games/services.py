@@ -281,11 +281,23 @@ def _replay_idempotent(game: Game, actor: User, key: str, move: dict[str, Any]) 
         same = False
     if not same:
         raise GameError("idempotency_key_reused", "This Idempotency-Key was already used for a different move.")
-    next_move = Move.objects.filter(game=game, number=first.number + 1).values_list("seq", flat=True).first()
-    events = Event.objects.filter(game=game, seq__gte=first.seq)
-    if next_move is not None:
-        events = events.filter(seq__lt=next_move)
-    return MoveResult(game=game, move=first, events=list(events), replayed=True)
+    return MoveResult(game=game, move=first, events=_move_events(game, first), replayed=True)
+
+
+def _move_events(game: Game, move: Move) -> list[Event]:
+    """The events ``move`` caused, as its first answer listed them: the engine's
+    events from its first seq on, up to the first event that is not the engine's
+    (a resignation, a timeout note, an abort ... recorded after it) or the next move."""
+    later = Event.objects.filter(game=game, seq__gte=move.seq).order_by("seq")
+    next_seq = Move.objects.filter(game=game, number=move.number + 1).values_list("seq", flat=True).first()
+    if next_seq is not None:
+        later = later.filter(seq__lt=next_seq)
+    events = []
+    for event in later:
+        if event.type not in engine.EVENT_TYPES:
+            break
+        events.append(event)
+    return events
 
 
 def move_submit(
