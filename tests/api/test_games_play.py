@@ -214,6 +214,22 @@ def test_resign_hands_the_seat_to_a_bot(make_table):
     refused(table.clients[1].post(table.action("return")), 409, "seat_not_away")  # a resignation is final
 
 
+def test_resigning_on_your_turn_sends_the_bot_at_once(make_table, django_capture_on_commit_callbacks, monkeypatch):
+    """The bot that takes the seat moves now, not when the turn clock runs out:
+    the seat to move is a bot's, so the turn has no deadline and a bot turn is queued."""
+    from bots import tasks as bot_tasks
+
+    table = make_table(setup=PLAY_SETUP, turn_time_limit=60)
+    assert table.game().turn_deadline is not None
+    sent = []
+    monkeypatch.setattr(bot_tasks.play_bot_turn, "apply_async", lambda args, **options: sent.append(tuple(args)))
+    with django_capture_on_commit_callbacks(execute=True):
+        body = ok(table.clients[1].post(table.action("resign")))
+    assert body["game"]["turn_seat"] == 1 and body["game"]["turn_deadline"] is None
+    assert body["you"]["turn_deadline"] is None
+    assert sent == [(table.game_id, table.game().seq)]
+
+
 def test_resign_refusals(make_table, people):
     lobby = make_table(start=False)
     refused(lobby.clients[1].post(lobby.action("resign")), 409, "game_not_started")
