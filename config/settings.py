@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "players",
     "games",
     "bots",
+    "moderation",
 ]
 
 MIDDLEWARE = [
@@ -261,6 +262,8 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    # kombu warns "No hostname was supplied" for the hostless embedded brokers.
+    "loggers": {"kombu.connection": {"level": "ERROR"}},
     # Replaces Django's own console handler for "django", which would print twice.
     "loggers": {"django": {"handlers": ["console"], "level": "INFO", "propagate": False}},
 }

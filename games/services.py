@@ -89,15 +89,19 @@ def _require_creator(game: Game, user: User) -> None:
         raise GameError("not_creator", "Only the game's creator may do that.")
 
 
-def _set_turn(game: Game, match: Match) -> bool:
+def _set_turn(game: Game, match: Match, seats: list[Seat] | None = None) -> bool:
     """Keep the denormalised turn and its deadline in step with the engine state.
-    Returns whether a server bot is to move (bot turns have no deadline)."""
+    Returns whether a server bot is to move (bot turns have no deadline).
+    ``seats``: the game's seats, when the caller has them (saves a query)."""
     if match.status != engine.PLAYING or game.status != GameStatus.RUNNING:
         game.turn_seat = None
         game.turn_deadline = None
         return False
     game.turn_seat = match.turn
-    bot_turn = game.seats.filter(number=match.turn).exclude(bot_strategy="").exists()
+    if seats is not None:
+        bot_turn = seats[match.turn].bot_controlled
+    else:
+        bot_turn = game.seats.filter(number=match.turn).exclude(bot_strategy="").exists()
     limit = game.turn_time_limit
     game.turn_deadline = timezone.now() + timedelta(seconds=limit) if limit and not bot_turn else None
     return bot_turn
@@ -241,7 +245,9 @@ def game_abort(*, game_id: int, by: User, reason: str = "") -> Game:
 
 # -- playing ------------------------------------------------------------------
 
-def _store_match(game: Game, match: Match, payloads: list[dict[str, Any]]) -> tuple[list[Event], bool]:
+def _store_match(
+    game: Game, match: Match, payloads: list[dict[str, Any]], seats: list[Seat] | None = None
+) -> tuple[list[Event], bool]:
     """Store the engine's new state and its events; returns them and whether a
     server bot is to move next."""
     rows = _append_events(game, payloads)
@@ -250,13 +256,17 @@ def _store_match(game: Game, match: Match, payloads: list[dict[str, Any]]) -> tu
         game.status = GameStatus.FINISHED
         game.finished_at = timezone.now()
         game.result = {"totals": match.totals, "winners": match.winners, "tie_break": match.tie_break}
-    return rows, _set_turn(game, match)
+    return rows, _set_turn(game, match, seats)
 
 
-def _record(game: Game, seat: Seat, move: dict[str, Any], *, source: str, actor: User | None, idempotency_key: str = "") -> MoveResult:
+def _record(
+    game: Game, seat: Seat, move: dict[str, Any], *, source: str, actor: User | None, idempotency_key: str = "",
+    match: Match | None = None, seats: list[Seat] | None = None,
+) -> MoveResult:
     """Apply one move to a locked, running game and store everything it changed.
-    A ``RuleError`` propagates before anything is written."""
-    match = Match.from_dict(game.state)
+    A ``RuleError`` propagates before anything is written. ``match`` and ``seats``:
+    the game's engine state and seats, when the caller already read them."""
+    match = match or Match.from_dict(game.state)
     round_number = match.round_number
     payloads = match.apply(seat.number, move)
     first_seq = game.seq + 1
@@ -264,7 +274,7 @@ def _record(game: Game, seat: Seat, move: dict[str, Any], *, source: str, actor:
         game=game, number=match.move_count, seq=first_seq, round=round_number, seat=seat.number,
         payload=EngineMove.from_dict(move).to_dict(), source=source, actor=actor, idempotency_key=idempotency_key,
     )
-    events, bot_turn = _store_match(game, match, payloads)
+    events, bot_turn = _store_match(game, match, payloads, seats)
     game.last_move_at = timezone.now()
     game.save()
     _publish_on_commit(game, bot_turn=bot_turn)
@@ -312,7 +322,10 @@ def move_submit(
             if replay is not None:
                 return replay
         _require_status(game, GameStatus.RUNNING)
-        seat = _player_seat(game, player)
+        seats = list(game.seats.all())
+        seat = next((s for s in seats if s.player_id == player.pk), None)
+        if seat is None:
+            raise GameError("not_seated", "You have no seat at this game.")
         if seat.resigned:
             raise GameError("seat_resigned", "You resigned: a server bot plays your seat.")
         if seat.away:
@@ -320,7 +333,8 @@ def move_submit(
         if expected_seq != game.seq:
             raise GameError("stale_seq", f"The game is at seq {game.seq}, not {expected_seq}: re-read it.", current_seq=game.seq)
         try:
-            result = _record(game, seat, move, source=MoveSource.PLAYER, actor=player, idempotency_key=idempotency_key)
+            result = _record(game, seat, move, source=MoveSource.PLAYER, actor=player, idempotency_key=idempotency_key,
+                             seats=seats)
         except IntegrityError:  # pragma: no cover - the row lock makes this unreachable; the constraint is the backstop
             raise GameError("stale_seq", "Another move was recorded first: re-read the game.", current_seq=game.seq) from None
         if seat.timeouts_in_row:
@@ -329,13 +343,8 @@ def move_submit(
         return result
 
 
-def _turn_seat(game: Game) -> Seat:
-    return game.seats.get(number=game.turn_seat)
-
-
-def _choose(game: Game, seat_number: int, strategy_name: str) -> dict[str, Any]:
+def _choose(game: Game, match: Match, seat_number: int, strategy_name: str) -> dict[str, Any]:
     """A strategy's move for a seat, from exactly what that seat may see."""
-    match = Match.from_dict(game.state)
     rng = random.Random(f"{game.seed}:{match.move_count}")
     return STRATEGIES[strategy_name].choose(engine.seat_view(match, seat_number), rng)
 
@@ -347,11 +356,13 @@ def bot_move(*, game_id: int, expected_seq: int) -> MoveResult | None:
         game = _locked(game_id)
         if game.status != GameStatus.RUNNING or game.seq != expected_seq:
             return None
-        seat = _turn_seat(game)
+        seats = list(game.seats.all())
+        seat = seats[game.turn_seat]
         if not seat.bot_controlled:
             return None
-        move = _choose(game, seat.number, seat.bot_strategy)
-        return _record(game, seat, move, source=MoveSource.BOT, actor=None)
+        match = Match.from_dict(game.state)
+        move = _choose(game, match, seat.number, seat.bot_strategy)
+        return _record(game, seat, move, source=MoveSource.BOT, actor=None, match=match, seats=seats)
 
 
 def turn_timeout(*, game_id: int, expected_seq: int) -> MoveResult | None:
@@ -364,7 +375,8 @@ def turn_timeout(*, game_id: int, expected_seq: int) -> MoveResult | None:
             return None
         if game.turn_deadline is None or game.turn_deadline > timezone.now():
             return None
-        seat = _turn_seat(game)
+        seats = list(game.seats.all())
+        seat = seats[game.turn_seat]
         if seat.bot_controlled:
             return None
         seat.timeouts_in_row += 1
@@ -375,8 +387,9 @@ def turn_timeout(*, game_id: int, expected_seq: int) -> MoveResult | None:
             notes.append({"type": "seat_handed_to_bot", "seat": seat.number, "bot_strategy": FALLBACK_STRATEGY, "reason": "timeouts"})
         seat.save(update_fields=["timeouts_in_row", "away", "bot_strategy"])
         _append_events(game, notes)
-        move = _choose(game, seat.number, FALLBACK_STRATEGY)
-        return _record(game, seat, move, source=MoveSource.TIMEOUT, actor=None)
+        match = Match.from_dict(game.state)
+        move = _choose(game, match, seat.number, FALLBACK_STRATEGY)
+        return _record(game, seat, move, source=MoveSource.TIMEOUT, actor=None, match=match, seats=seats)
 
 
 def seat_return(*, game_id: int, player: User) -> Game:

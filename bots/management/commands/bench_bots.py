@@ -1,0 +1,146 @@
+"""``manage.py bench_bots``: how fast server bots answer, with one real worker.
+
+Needs PostgreSQL (``DATABASE_URL``) and Redis (``REDIS_URL``): the command starts
+one Celery worker process itself (``--no-worker`` if one is running already),
+plays on the configured database with throw-away accounts and games that it
+deletes afterwards (``--keep`` keeps them).
+
+1. Reply latency: a human (played by this command through the same service as
+   the API) and a greedy bot, bot delay 0. For each human move: from the moment
+   the human's move has committed to the moment the bot's move is visible in the
+   database. Prints p50 and p99.
+2. Throughput: N simultaneous four-bot matches (default 50, double-9, 10 rounds),
+   started together; prints how long until all have finished.
+
+The last two lines are ``bot_reply_p50_ms: N`` and ``bot_reply_p99_ms: N``.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
+
+from games import services
+from games.engine import Match
+from games.models import Game, GameStatus, Move
+from players.models import User
+
+POLL_SECONDS = 0.0005
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+class Command(BaseCommand):
+    help = "Measure server-bot reply latency (p50/p99) and 50 simultaneous bot matches, with a real worker."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--samples", type=int, default=300, help="Human moves to time (default 300).")
+        parser.add_argument("--matches", type=int, default=50, help="Simultaneous four-bot matches (default 50).")
+        parser.add_argument("--rounds", type=int, default=None, help="Rounds per bot match (default: all 10).")
+        parser.add_argument("--concurrency", type=int, default=2, help="Worker processes in the one worker (default 2).")
+        parser.add_argument("--no-worker", action="store_true", help="Use a worker that is already running.")
+        parser.add_argument("--keep", action="store_true", help="Keep the accounts and games made.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if connection.vendor != "postgresql" or not settings.REDIS_URL:
+            raise CommandError("bench_bots needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).")
+        tag = uuid.uuid4().hex[:8]
+        human = User.objects.create_user(username=f"bench-{tag}", password=None)
+        worker = None if options["no_worker"] else self._start_worker(options["concurrency"])
+        try:
+            latencies = self._reply_latency(human, options["samples"])
+            elapsed, moves = self._bot_matches(human, options["matches"], options["rounds"])
+        finally:
+            if worker is not None:
+                worker.terminate()
+                worker.wait(20)
+            if not options["keep"]:
+                Game.objects.filter(creator=human).delete()
+                human.delete()
+        out = self.stdout.write
+        out(f"bot_matches: {options['matches']} four-bot matches, {moves} moves in {elapsed:.1f} s "
+            f"({moves / elapsed:.0f} bot moves/s)")
+        out(f"bot_reply_samples: {len(latencies)}")
+        out(f"bot_reply_mean_ms: {statistics.fmean(latencies):.1f}")
+        out(f"bot_reply_p50_ms: {_percentile(latencies, 0.50):.1f}")
+        out(f"bot_reply_p99_ms: {_percentile(latencies, 0.99):.1f}")
+
+    def _start_worker(self, concurrency: int) -> subprocess.Popen[bytes]:
+        log = open(os.devnull, "wb")  # noqa: SIM115 - lives as long as the worker
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "-c", str(concurrency), "-l", "warning",
+             "--without-gossip", "--without-mingle", "--without-heartbeat"],
+            stdout=log, stderr=log,
+        )
+        time.sleep(4)  # let it connect and fork its processes
+        if worker.poll() is not None:
+            raise CommandError("the Celery worker did not start")
+        self.stdout.write(f"worker started (pid {worker.pid}, concurrency {concurrency})")
+        return worker
+
+    def _new_duel(self, human: User) -> Game:
+        game = services.game_create(creator=human, ruleset={"set_max": 9, "players": 2})
+        services.game_add_bot(game_id=game.pk, by=human, strategy="greedy")
+        return services.game_start(game_id=game.pk, by=human)
+
+    def _wait(self, game_id: int, predicate: Any, timeout: float = 10.0) -> Game:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            game = Game.objects.only("id", "seq", "status", "turn_seat", "state").get(pk=game_id)
+            if predicate(game):
+                return game
+            time.sleep(POLL_SECONDS)
+        raise CommandError(f"game {game_id}: the bot did not answer within {timeout} s (is a worker running?)")
+
+    def _reply_latency(self, human: User, samples: int) -> list[float]:
+        latencies: list[float] = []
+        game = self._new_duel(human)
+        while len(latencies) < samples:
+            game = self._wait(game.pk, lambda g: g.status != GameStatus.RUNNING or g.turn_seat == 0)
+            if game.status != GameStatus.RUNNING:
+                game = self._new_duel(human)
+                continue
+            move = Match.from_dict(game.state).legal_moves(0)[0].to_dict()
+            result = services.move_submit(game_id=game.pk, player=human, move=move, expected_seq=game.seq)
+            committed = time.perf_counter()  # move_submit returns after the commit
+            if result.game.turn_seat != 1:  # the human drew a playable tile, or the round/match ended
+                continue
+            number = result.move.number + 1
+            deadline = time.monotonic() + 10
+            while not Move.objects.filter(game_id=game.pk, number=number).exists():
+                if time.monotonic() > deadline:
+                    raise CommandError("the bot did not answer within 10 s (is a worker running?)")
+                time.sleep(POLL_SECONDS)
+            latencies.append((time.perf_counter() - committed) * 1000)
+        return latencies
+
+    def _bot_matches(self, human: User, count: int, rounds: int | None) -> tuple[float, int]:
+        ruleset = {"set_max": 9, "players": 4, "rounds": rounds}
+        games = []
+        for _ in range(count):
+            game = services.game_create(creator=human, ruleset=ruleset, sit=False)
+            for strategy in ("greedy", "random", "greedy", "random"):
+                services.game_add_bot(game_id=game.pk, by=human, strategy=strategy)
+            games.append(game.pk)
+        start = time.perf_counter()
+        for game_id in games:
+            services.game_start(game_id=game_id, by=human)
+        deadline = time.monotonic() + 1800
+        while Game.objects.filter(pk__in=games, status=GameStatus.RUNNING).exists():
+            if time.monotonic() > deadline:
+                raise CommandError("the bot matches did not finish within 30 minutes")
+            time.sleep(0.05)
+        elapsed = time.perf_counter() - start
+        return elapsed, Move.objects.filter(game_id__in=games).count()
