@@ -30,6 +30,7 @@ class Game(models.Model):
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     result = models.JSONField(null=True, blank=True)
     abort_reason = models.TextField(blank=True)
+    moderated = models.BooleanField(default=False, help_text="A moderator acted on this game (see the audit trail).")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

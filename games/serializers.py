@@ -19,13 +19,14 @@ END_PATTERN = r"^e\d+$"
 LOBBY_EVENT_TYPES: dict[str, str] = {
     "game_created": "The table was opened: creator, ruleset, practice flag.",
     "seat_taken": "A player took a seat.",
-    "seat_left": "A player left their seat before the start.",
+    "seat_left": "A player left their seat before the start, or a moderator emptied it (moderator: true).",
     "bot_added": "The creator put a server bot (by strategy) in a seat.",
     "game_started": "The creator started the game; round 1 follows.",
     "game_aborted": "The game was aborted (by its creator in the lobby, or by a moderator) with a reason.",
     "seat_resigned": "A player resigned; a server bot plays the seat from now on.",
     "turn_timed_out": "The turn clock ran out; the server moves for the seat.",
-    "seat_handed_to_bot": "After repeated timeouts a server bot plays the seat until its player moves again.",
+    "seat_handed_to_bot": "A server bot plays the seat: after repeated timeouts until its player returns, "
+                          "or for good when a moderator hands it over (moderator: true).",
 }
 ALL_EVENT_TYPES = {**LOBBY_EVENT_TYPES, **EVENT_TYPES}
 
@@ -149,6 +150,9 @@ class GameSummaryOutput(serializers.Serializer):
     seats = SeatOutput(many=True)
     result = ResultOutput(allow_null=True)
     abort_reason = serializers.CharField(allow_blank=True)
+    moderated = serializers.BooleanField(
+        help_text="A moderator acted on this game (aborted it, handed a seat to a bot, removed a player); "
+        "the events concerned say \"moderator\": true.")
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)

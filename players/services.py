@@ -77,3 +77,23 @@ def token_mark_used(*, token: ApiToken, now: datetime | None = None) -> None:
         return
     ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     token.last_used_at = now
+
+
+# -- moderation (called by moderation.services, which records the audit trail) --
+
+def user_set_active(*, user: User, is_active: bool) -> None:
+    """Suspend (``False``) or reinstate an account. A suspended account cannot
+    log in, and its sessions and tokens are refused (``ApiTokenAuthentication``)."""
+    user.is_active = is_active
+    user.save(update_fields=["is_active"])
+
+
+def tokens_revoke_all(*, user: User, now: datetime | None = None) -> int:
+    """Revoke every active token of ``user``; returns how many there were."""
+    return ApiToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=now or timezone.now())
+
+
+def user_set_bot(*, user: User, is_bot: bool) -> None:
+    """Mark (or unmark) an account as a bot: it is shown as a bot everywhere."""
+    user.is_bot = is_bot
+    user.save(update_fields=["is_bot"])
