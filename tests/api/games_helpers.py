@@ -25,6 +25,7 @@ import yaml
 from django.http import HttpResponse
 from rest_framework.test import APIClient
 
+from games import services
 from games.models import Game
 from tests.api.problems import assert_problem
 from tests.openapi_check import OPENAPI_PATH, assert_matches_schema
@@ -156,21 +157,31 @@ def create_game(client: APIClient, **body: Any) -> dict[str, Any]:
 @pytest.fixture
 def make_table(people: People) -> Callable[..., Table]:
     """``make_table(players=2, rounds=1, setup=None, seed=None, start=True, ...)``:
-    players (human, token clients) fill every seat through the API, seat n being
-    the n-th player (seat 0 the creator); the game is started unless told not to."""
+    players (human, token clients) fill every seat, seat n being the n-th player
+    (seat 0 the creator), or only the first ``seated`` seats; the game is started
+    unless told not to. With ``api=True`` all of it goes through the API (as a
+    client would do it); else through the services (quicker, for tests about later
+    steps: the lobby tests cover the API's way)."""
 
     def make(
         players: int = 2, *, set_max: int = 6, rounds: int | None = 1, start: bool = True,
-        seated: int | None = None, **create: Any,
+        seated: int | None = None, api: bool = False, **create: Any,
     ) -> Table:
         ruleset = {"set_max": set_max, "players": players, "rounds": rounds, **create.pop("ruleset", {})}
         users, clients = zip(*(people.player() for _ in range(players)))
-        body = create_game(clients[0], ruleset=ruleset, **create)
-        game_id = body["game"]["id"]
-        for seat in range(1, players if seated is None else seated):
-            ok(clients[seat].post(game_url(game_id, "join"), {"seat": seat}, format="json"))
-        if start:
-            ok(clients[0].post(game_url(game_id, "start")))
+        seats = range(1, players if seated is None else seated)
+        if api:
+            game_id = create_game(clients[0], ruleset=ruleset, **create)["game"]["id"]
+            for seat in seats:
+                ok(clients[seat].post(game_url(game_id, "join"), {"seat": seat}, format="json"))
+            if start:
+                ok(clients[0].post(game_url(game_id, "start")))
+        else:
+            game_id = services.game_create(creator=users[0], ruleset=ruleset, **create).pk
+            for seat in seats:
+                services.game_join(game_id=game_id, player=users[seat], seat=seat)
+            if start:
+                services.game_start(game_id=game_id, by=users[0])
         return Table(game_id, list(users), list(clients))
 
     return make

@@ -137,7 +137,7 @@ def check_finished_match(table: Table, api_client) -> None:
 
 
 def test_a_two_player_match_of_two_rounds(make_table, api_client):
-    table = make_table(2, rounds=2)
+    table = make_table(2, rounds=2, api=True)
     assert table.game().practice is False
 
     def record_is_hidden(answer: dict[str, Any]) -> None:
@@ -152,6 +152,6 @@ def test_a_two_player_match_of_two_rounds(make_table, api_client):
 
 @pytest.mark.slow
 def test_a_three_player_match_of_every_round(make_table, api_client):
-    table = make_table(3, rounds=None)
+    table = make_table(3, rounds=None, api=True)
     play_to_end(table, random.Random(3))
     check_finished_match(table, api_client)

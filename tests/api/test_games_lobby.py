@@ -8,7 +8,6 @@ import pytest
 from games.engine import Match
 from games.models import Event, Game
 from tests.api.games_helpers import (  # noqa: F401 - make_table and people are fixtures
-    BOTS,
     GAMES,
     INSTANT_SETUP,
     PLAY_SETUP,
@@ -178,7 +177,7 @@ def test_a_fixed_seed_makes_a_practice_game_whose_seed_everyone_sees(people, api
 
 
 def test_a_setup_makes_a_practice_game_with_that_position(make_table):
-    table = make_table(setup=PLAY_SETUP)
+    table = make_table(setup=PLAY_SETUP, api=True)
     body = view(table.clients[1], table.game_id)
     assert body["game"]["practice"] is True and body["seed"] == table.game().seed
     assert body["you"]["hand"] == PLAY_SETUP["hands"][1]
@@ -288,13 +287,6 @@ def test_leave_after_the_start_is_refused(make_table):
 
 
 # -- server bots in seats -------------------------------------------------------------
-
-def test_bots_list(api_client):
-    body = ok(api_client.get(BOTS))
-    names = [s["name"] for s in body]
-    assert names == sorted(names) and {"random", "greedy"} <= set(names)
-    assert all(s["description"] for s in body)
-
 
 def test_the_creator_adds_a_bot(make_table):
     table = make_table(3, seated=1, start=False)

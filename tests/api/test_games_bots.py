@@ -1,0 +1,66 @@
+"""Server bots: the strategies on offer, and bot seats playing through the same
+move path as everyone (what the bot task does is called directly here; the
+integration tests run it in a real worker)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bots.strategies import STRATEGIES
+from games import services
+from games.models import Move
+from tests.api.games_helpers import (  # noqa: F401 - make_table and people are fixtures
+    BOTS,
+    PLAY_SETUP,
+    make_table,
+    ok,
+    people,
+    play,
+    view,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def test_bots_list(api_client):
+    body = ok(api_client.get(BOTS))
+    assert [s["name"] for s in body] == sorted(STRATEGIES)
+    assert {"random", "greedy"} <= set(STRATEGIES)
+    assert all(s["description"] == STRATEGIES[s["name"]].description for s in body)
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+def test_a_bot_seat_moves_with_a_legal_move_from_its_own_view(make_table, api_client, strategy):
+    table = make_table(players=2, seated=1, start=False)
+    ok(table.creator.post(table.action("bots"), {"strategy": strategy}, format="json"))
+    ok(table.creator.post(table.action("start")))
+    moved = 0
+    for _ in range(6):
+        game = table.game()
+        if game.status != "running":
+            break
+        if game.turn_seat == 1:  # the bot's turn: what its task does
+            assert services.bot_move(game_id=game.pk, expected_seq=game.seq - 1) is None  # a late task: nothing
+            result = services.bot_move(game_id=game.pk, expected_seq=game.seq)
+            assert result is not None and result.move.source == "bot" and result.move.actor is None
+            assert services.bot_move(game_id=game.pk, expected_seq=game.seq) is None  # a duplicate: nothing
+            moved += 1
+        else:
+            assert services.bot_move(game_id=game.pk, expected_seq=game.seq) is None  # not a bot's turn
+            legal = view(table.creator, table.game_id)["you"]["legal_moves"]
+            ok(table.creator.post(table.action("moves"), {**legal[0], "expected_seq": game.seq}, format="json"), 201)
+    assert moved >= 2
+    moves = ok(api_client.get(table.action("moves")))["moves"]
+    assert {m["source"] for m in moves if m["seat"] == 1} == {"bot"}
+    assert {m["source"] for m in moves if m["seat"] == 0} == {"player"}
+
+
+def test_a_resigned_seat_is_played_by_its_bot(make_table, api_client):
+    table = make_table(setup=PLAY_SETUP)
+    ok(table.clients[1].post(table.action("resign")))
+    game = table.game()
+    result = services.bot_move(game_id=game.pk, expected_seq=game.seq)
+    assert result is not None and result.move.seat == 1
+    assert result.move.payload in [play(t, e) for t in ("6-1", "6-2") for e in ("e1", "e2", "e3", "e4")]
+    assert ok(api_client.get(table.action("moves")))["moves"][0]["source"] == "bot"
+    assert Move.objects.get().actor is None
