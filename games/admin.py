@@ -1,0 +1,306 @@
+"""Games in the admin: find a stuck or abusive game, look at it, act on it.
+
+Read-only by design: nothing here edits a game's fields or state. Every change
+is one of the moderation actions (abort, hand a seat to a bot, remove a player
+before the start), which go through ``moderation.services`` - the same games
+services as the API, so clients get the events - and leave an audit entry.
+Opening the hidden hands is an action too: it is recorded.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.safestring import SafeString
+
+from bots.strategies import STRATEGIES
+from core.errors import ApiError
+from games import engine, selectors
+from games import services as game_services
+from games.engine import Match
+from games.models import Game, Move, Seat
+from moderation import services as moderation
+from moderation.admin import AuditEntryInline, ReadOnlyAdminMixin
+from moderation.admin_actions import ModerateMixin, ReasonForm, error_text, reason_action, render_action_page
+
+#: A game is "stuck" when its follow-up work is this late (a turn clock past its
+#: deadline, a bot that has not moved): the worker or the sweep should have acted.
+STUCK_GRACE = timedelta(seconds=5)
+
+
+def seat_label(seat: Seat) -> str:
+    """``alice``, ``alice (bot: greedy)`` for a player a bot stands in for,
+    ``bot: greedy`` for a server bot, ``(empty)``."""
+    if seat.player_id is None:
+        return f"bot: {seat.bot_strategy}" if seat.bot_strategy else "(empty)"
+    name = seat.player.username + (" [bot account]" if seat.player.is_bot else "")
+    return f"{name} (bot: {seat.bot_strategy})" if seat.bot_strategy else name
+
+
+def _is_bot(seat: Seat) -> bool:
+    return bool(seat.bot_strategy) or bool(seat.player_id and seat.player.is_bot)
+
+
+def _public_view(game: Game) -> dict[str, Any] | None:
+    """The engine's public view (no hidden tiles), computed once per object."""
+    if not game.state:
+        return None
+    if not hasattr(game, "_admin_public_view"):
+        game._admin_public_view = engine.public_view(Match.from_dict(game.state))  # type: ignore[attr-defined]
+    return game._admin_public_view  # type: ignore[attr-defined]
+
+
+# -- list filters -------------------------------------------------------------
+
+class HasBotsFilter(admin.SimpleListFilter):
+    title = "bots"
+    parameter_name = "has_bots"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("yes", "with bots"), ("no", "humans only")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Game]) -> QuerySet[Game]:
+        bots = Exists(Seat.objects.filter(Q(bot_strategy__gt="") | Q(player__is_bot=True), game=OuterRef("pk")))
+        if self.value() == "yes":
+            return queryset.filter(bots)
+        if self.value() == "no":
+            return queryset.filter(~bots)
+        return queryset
+
+
+class StuckFilter(admin.SimpleListFilter):
+    title = "stuck"
+    parameter_name = "stuck"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("yes", "stuck: no move past its deadline")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Game]) -> QuerySet[Game]:
+        if self.value() != "yes":
+            return queryset
+        late = game_services.overdue_games(now=timezone.now() - STUCK_GRACE)
+        return queryset.filter(pk__in={game_id for game_id, _seq, _kind in late})
+
+
+# -- inlines ------------------------------------------------------------------
+
+class _GameInline(ReadOnlyAdminMixin, admin.TabularInline):
+    """A read-only part of a game: whoever may view the game may view it."""
+
+    extra = 0
+    can_delete = False
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return request.user.has_perm("games.view_game")
+
+
+class SeatInline(_GameInline):
+    model = Seat
+    fields = ("number", "player", "bot_strategy", "resigned", "away", "timeouts_in_row")
+    readonly_fields = fields
+
+
+class MoveInline(_GameInline):
+    model = Move
+    fields = ("number", "round", "seat", "move_text", "source", "actor", "created_at")
+    readonly_fields = fields
+    verbose_name_plural = "move log"
+
+    @admin.display(description="move")
+    def move_text(self, move: Move) -> str:
+        payload = move.payload
+        if payload.get("type") == "play":
+            return f"play {payload.get('tile')} on {payload.get('end')}"
+        return str(payload.get("type"))
+
+
+# -- forms of the game actions -----------------------------------------------
+
+class SeatReasonForm(ReasonForm):
+    seat = forms.TypedChoiceField(coerce=int, choices=())
+    field_order = ["seat", "strategy", "reason"]
+
+    def __init__(self, *args: Any, seats: list[Seat], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["seat"].choices = [(s.number, f"seat {s.number}: {seat_label(s)}") for s in seats]
+
+
+class SeatToBotForm(SeatReasonForm):
+    strategy = forms.ChoiceField(
+        choices=[(name, name) for name in sorted(STRATEGIES)], initial=game_services.FALLBACK_STRATEGY,
+        help_text="The server bot that plays the seat until the end.",
+    )
+
+
+def _form_data(request: HttpRequest) -> Any:
+    return request.POST if request.method == "POST" else None
+
+
+# -- the admin ------------------------------------------------------------------
+
+@admin.register(Game)
+class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("id", "status", "players", "bots", "created_at", "last_move_at", "turn_deadline", "moderated")
+    list_filter = ("status", HasBotsFilter, StuckFilter, "moderated", "practice")
+    search_fields = ("seats__player__username", "creator__username")
+    date_hierarchy = "created_at"
+    actions = ["abort_selected"]
+    inlines = [SeatInline, MoveInline, AuditEntryInline]
+    fieldsets = (
+        (None, {"fields": ("status", "creator", "practice", "ruleset", "turn_time_limit", "bot_delay_ms",
+                           "seq", "turn_seat", "turn_deadline", "moderated", "abort_reason", "seed_shown", "api")}),
+        ("Times", {"fields": ("created_at", "started_at", "finished_at", "last_move_at")}),
+        ("Scores", {"fields": ("scores",)}),
+        ("Layout", {"fields": ("layout_picture",)}),
+    )
+    readonly_fields = tuple(f for _name, spec in fieldsets for f in spec["fields"])
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
+        seats = Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("number"))
+        return super().get_queryset(request).select_related("creator").prefetch_related(seats)
+
+    # -- columns and read-only fields ---------------------------------------------
+    @admin.display(description="players")
+    def players(self, game: Game) -> str:
+        return ", ".join(seat_label(s) for s in game.seats.all())
+
+    @admin.display(description="bots")
+    def bots(self, game: Game) -> int:
+        return sum(1 for s in game.seats.all() if _is_bot(s))
+
+    @admin.display(description="seed")
+    def seed_shown(self, game: Game) -> str:
+        return str(game.seed) if selectors.seed_visible(game) else "hidden until the end (see “Reveal hands”)"
+
+    @admin.display(description="public API")
+    def api(self, game: Game) -> SafeString:
+        return render_to_string("admin/games/game/api_links.html", {"game": game})
+
+    @admin.display(description="scores")
+    def scores(self, game: Game) -> SafeString:
+        view = _public_view(game)
+        seats = [seat_label(s) for s in game.seats.all()]
+        return render_to_string("admin/games/game/scores.html", {"view": view, "seats": seats, "game": game})
+
+    @admin.display(description="layout")
+    def layout_picture(self, game: Game) -> SafeString:
+        view = _public_view(game)
+        return render_to_string("admin/games/game/layout.html", {"view": view})
+
+    # -- pages ------------------------------------------------------------------------
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
+                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        extra = {"can_moderate": self.has_moderate_permission(request), **(extra_context or {})}
+        return super().change_view(request, object_id, form_url, extra)
+
+    def get_urls(self) -> list[Any]:
+        info = self.opts.app_label, self.opts.model_name
+        wrap = self.admin_site.admin_view
+        own = [
+            path("<path:object_id>/abort/", wrap(self.abort_view), name="%s_%s_abort" % info),
+            path("<path:object_id>/seat-to-bot/", wrap(self.seat_to_bot_view), name="%s_%s_seat_to_bot" % info),
+            path("<path:object_id>/seat-remove/", wrap(self.seat_remove_view), name="%s_%s_seat_remove" % info),
+            path("<path:object_id>/hands/", wrap(self.hands_view), name="%s_%s_hands" % info),
+        ]
+        return own + super().get_urls()  # first: the default "<object_id>/" would catch these
+
+    def _game_to_moderate(self, request: HttpRequest, object_id: str) -> Game:
+        game = self.get_object(request, unquote(object_id))
+        if game is None:
+            raise Http404(f"There is no game {object_id}.")
+        if not (self.has_view_permission(request, game) and self.has_moderate_permission(request)):
+            raise PermissionDenied
+        return game
+
+    def _act(self, request: HttpRequest, game: Game, form: ReasonForm, perform: Any, **page: Any) -> HttpResponse:
+        """Show ``form``; once valid, ``perform(cleaned_data)`` -> a message (then back
+        to the game) or a response of its own. A refusal is shown on the form."""
+        if form.is_bound and form.is_valid():
+            try:
+                outcome = perform(form.cleaned_data)
+            except ApiError as error:
+                form.add_error(None, error_text(error))
+            else:
+                if isinstance(outcome, HttpResponse):
+                    return outcome
+                self.message_user(request, outcome, messages.SUCCESS)
+                return redirect(reverse("admin:games_game_change", args=[game.pk]))
+        return render_action_page(request, self, form=form, objects=[], original=game, **page)
+
+    def abort_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        game = self._game_to_moderate(request, object_id)
+
+        def perform(data: dict[str, Any]) -> str:
+            moderation.moderation_game_abort(game_id=game.pk, by=request.user, reason=data["reason"])
+            return f"Game {game.pk} aborted."
+
+        return self._act(request, game, ReasonForm(_form_data(request)), perform, title=f"Abort game {game.pk}",
+                         submit="Abort the game", note="The game ends now, without a result; its players see the reason.")
+
+    def seat_to_bot_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        game = self._game_to_moderate(request, object_id)
+        seats = [s for s in game.seats.all() if not s.bot_controlled]
+        form = SeatToBotForm(_form_data(request), seats=seats)
+
+        def perform(data: dict[str, Any]) -> str:
+            moderation.moderation_seat_to_bot(game_id=game.pk, seat_number=data["seat"], by=request.user,
+                                              reason=data["reason"], strategy=data["strategy"])
+            return f"Seat {data['seat']} of game {game.pk} is now played by a bot ({data['strategy']})."
+
+        return self._act(request, game, form, perform, title=f"Hand a seat of game {game.pk} to a bot",
+                         submit="Hand the seat to a bot",
+                         note="A server bot plays the seat until the end; the player cannot take it back.")
+
+    def seat_remove_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        game = self._game_to_moderate(request, object_id)
+        form = SeatReasonForm(_form_data(request), seats=[s for s in game.seats.all() if s.is_taken])
+
+        def perform(data: dict[str, Any]) -> str:
+            moderation.moderation_seat_remove(game_id=game.pk, seat_number=data["seat"], by=request.user,
+                                              reason=data["reason"])
+            return f"Seat {data['seat']} of game {game.pk} is empty again."
+
+        return self._act(request, game, form, perform, title=f"Remove a player from game {game.pk}",
+                         submit="Empty the seat", note="Only before the start: the seat becomes free again.")
+
+    def hands_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        game = self._game_to_moderate(request, object_id)
+
+        def perform(data: dict[str, Any]) -> HttpResponse:
+            full = moderation.moderation_hands_view(game_id=game.pk, by=request.user, reason=data["reason"])
+            seats = list(game.seats.all())
+            context = {
+                **self.admin_site.each_context(request),
+                "title": f"Hands of game {game.pk}",
+                "opts": self.opts,
+                "original": game,
+                "full": full,
+                "rows": [(seat_label(seat), full["hands"][seat.number]) for seat in seats],
+            }
+            return TemplateResponse(request, "admin/games/game/hands.html", context)
+
+        return self._act(request, game, ReasonForm(_form_data(request), reason_required=False), perform,
+                         title=f"Reveal the hands of game {game.pk}", submit="Reveal the hands",
+                         note="Every hand, the boneyard and the seed are shown. "
+                              "This look is recorded in the audit trail with your name.")
+
+    @admin.action(description="Abort selected games (asks for a reason)", permissions=["moderate"])
+    def abort_selected(self, request: HttpRequest, queryset: QuerySet[Game]) -> HttpResponse | None:
+        def perform(game: Game, reason: str) -> str:
+            moderation.moderation_game_abort(game_id=game.pk, by=request.user, reason=reason)
+            return "aborted."
+
+        return reason_action(self, request, queryset, name="abort_selected", title="Abort games", perform=perform,
+                             note="These games end now, without a result; their players see the reason.")

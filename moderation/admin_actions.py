@@ -1,0 +1,102 @@
+"""What every moderation screen of the admin shares: the reason form, the
+"moderate" permission check, and one page that asks for a reason before an
+action runs (for list actions on selected rows and for one game's actions).
+
+The admin stays thin: a screen validates a form and calls one function of
+``moderation.services``; a refusal (an ``ApiError`` with its code) is shown on
+the page, never swallowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+
+from core.errors import ApiError
+from moderation.services import MODERATE_PERMISSION
+
+ACTION_TEMPLATE = "admin/moderation/action_form.html"
+
+
+def can_moderate(request: HttpRequest) -> bool:
+    """Acting needs ``moderation.moderate`` (superusers have every permission);
+    Django's view permissions only let staff look."""
+    return request.user.is_active and request.user.is_staff and request.user.has_perm(MODERATE_PERMISSION)
+
+
+class ModerateMixin:
+    """For a ModelAdmin: ``@admin.action(permissions=["moderate"])`` checks this."""
+
+    def has_moderate_permission(self, request: HttpRequest) -> bool:
+        return can_moderate(request)
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=500,
+        help_text="Kept in the audit trail; for a game, also shown to its players.",
+    )
+
+    def __init__(self, *args: Any, reason_required: bool = True, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["reason"].required = reason_required
+
+
+def error_text(error: ApiError) -> str:
+    return f"{error.detail} ({error.code})"
+
+
+def render_action_page(
+    request: HttpRequest, model_admin: admin.ModelAdmin, *, title: str, form: forms.Form,
+    objects: Iterable[Model], original: Model | None = None, note: str = "", submit: str = "Confirm",
+    selected_action: tuple[str, list[Any]] | None = None,
+) -> TemplateResponse:
+    """The page that asks for a reason (and, for seat actions, a seat)."""
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": title,
+        "form": form,
+        "objects": list(objects),
+        "original": original,
+        "note": note,
+        "submit": submit,
+        "opts": model_admin.model._meta,
+        "action_name": selected_action[0] if selected_action else None,
+        "selected_ids": selected_action[1] if selected_action else [],
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+    }
+    return TemplateResponse(request, ACTION_TEMPLATE, context)
+
+
+def reason_action(
+    model_admin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any], *, name: str, title: str,
+    perform: Callable[[Any, str], str], reason_required: bool = True, note: str = "",
+) -> HttpResponse | None:
+    """The body of a list action that first asks for a reason.
+
+    The first request (from the changelist) shows the form; the form posts back
+    to the changelist with the same action and rows plus ``apply``. Then
+    ``perform(obj, reason)`` runs once per row and returns a line for the
+    message; refusals are reported row by row and do not stop the others.
+    """
+    form = ReasonForm(request.POST if "apply" in request.POST else None, reason_required=reason_required)
+    if not form.is_valid():
+        ids = [str(pk) for pk in queryset.values_list("pk", flat=True)]
+        return render_action_page(
+            request, model_admin, title=title, form=form, objects=queryset, note=note, selected_action=(name, ids)
+        )
+    for obj in queryset:
+        try:
+            done = perform(obj, form.cleaned_data["reason"])
+        except ApiError as error:
+            model_admin.message_user(request, f"{obj}: {error_text(error)}", messages.ERROR)
+        else:
+            model_admin.message_user(request, f"{obj}: {done}", messages.SUCCESS)
+    return None
