@@ -27,6 +27,7 @@ LOBBY_EVENT_TYPES: dict[str, str] = {
     "turn_timed_out": "The turn clock ran out; the server moves for the seat.",
     "seat_handed_to_bot": "A server bot plays the seat: after repeated timeouts until its player returns, "
                           "or for good when a moderator hands it over (moderator: true).",
+    "seat_returned": "The player took their seat back from the bot after timeouts (POST .../return/).",
 }
 ALL_EVENT_TYPES = {**LOBBY_EVENT_TYPES, **EVENT_TYPES}
 
