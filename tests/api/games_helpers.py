@@ -88,6 +88,10 @@ def documented_codes(method: str, path: str, status: int) -> set[str]:
     return {example["value"]["code"] for example in examples.values()}
 
 
+def documented_event_types() -> set[str]:
+    return set(_document()["components"]["schemas"]["EventTypeEnum"]["enum"])
+
+
 def assert_code_documented(response: HttpResponse, code: str) -> None:
     request = response.wsgi_request
     listed = documented_codes(request.method, request.path, response.status_code)

@@ -255,6 +255,8 @@ def test_return_takes_an_away_seat_back(make_table):
     seat = Seat.objects.get(game_id=table.game_id, number=1)
     assert (seat.away, seat.timeouts_in_row) == (False, 0)
     ok(submit(table, 1, play("6-1", "e1")), 201)
+    events = ok(table.clients[0].get(table.action("events")))["events"]  # the contract knows the event type
+    assert "seat_returned" in [e["type"] for e in events]
 
 
 def test_return_refusals(make_table, people):
@@ -288,6 +290,20 @@ def test_events_after_a_seq(make_table, api_client):
     assert ok(api_client.get(table.action("events"), {"after": seq}))["events"] == []
     refused(api_client.get(table.action("events"), {"after": -1}), 400, "validation_error")
     refused(api_client.get(game_url(999999, "events")), 404, "not_found")
+
+
+def test_every_event_type_the_server_writes_is_documented():
+    """The services write event payloads as literals; each type must be in the
+    contract's EventTypeEnum, or a client validating the event log breaks on it."""
+    import re
+    from pathlib import Path
+
+    from games import services
+    from tests.api.games_helpers import documented_event_types
+
+    written = set(re.findall(r'"type": "([a-z_]+)"', Path(services.__file__).read_text()))
+    assert written, "no event payloads found: has the services module changed shape?"
+    assert written | set(EVENT_TYPES) <= documented_event_types()
 
 
 def test_events_come_in_pages(make_table, api_client, monkeypatch):
