@@ -74,11 +74,14 @@ def game_view(*, game: Game, viewer: User | None) -> GameView:
                "your_turn": False, "turn_deadline": None}
         if match is not None:
             private = engine.seat_view(match, seat.number)
-            your_turn = game.status == GameStatus.RUNNING and match.turn == seat.number
+            # A seat a server bot plays (resigned, away) is not the player's to move:
+            # offering moves the server would refuse (seat_resigned, seat_away) misleads.
+            playing = game.status == GameStatus.RUNNING and not seat.bot_controlled
+            your_turn = playing and match.turn == seat.number
             you.update(
                 hand=private["hand"],
                 drawn_tile=private["drawn_tile"],
-                legal_moves=private["legal_moves"] if game.status == GameStatus.RUNNING else [],
+                legal_moves=private["legal_moves"] if playing else [],
                 your_turn=your_turn,
                 turn_deadline=game.turn_deadline if your_turn else None,
             )

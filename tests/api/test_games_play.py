@@ -207,6 +207,9 @@ def test_resign_hands_the_seat_to_a_bot(make_table):
     assert seat["resigned"] is True and seat["bot_strategy"] == "greedy" and seat["is_bot"] is True
     assert seat["player"]["username"] == table.users[1].username  # still their seat, for the record
     assert body["you"]["resigned"] is True
+    # The bot is to move, not the player: no turn, no moves offered that would be refused.
+    assert body["you"]["your_turn"] is False and body["you"]["legal_moves"] == []
+    assert body["you"]["hand"] == PLAY_SETUP["hands"][1]  # still theirs to watch
     assert Event.objects.filter(game_id=table.game_id, type="seat_resigned").get().data == {
         "type": "seat_resigned", "seat": 1, "player": table.users[1].username, "bot_strategy": "greedy"}
     refused(table.clients[1].post(table.action("resign")), 409, "seat_resigned")
@@ -247,6 +250,8 @@ def test_return_takes_an_away_seat_back(make_table):
     Seat.objects.filter(game_id=table.game_id, number=1).update(away=True, bot_strategy="greedy", timeouts_in_row=3)
     assert view(table.clients[1], table.game_id)["game"]["seats"][1]["is_bot"] is True
     refused(submit(table, 1, play("6-1", "e1")), 409, "seat_away")
+    you = view(table.clients[1], table.game_id)["you"]
+    assert you["your_turn"] is False and you["legal_moves"] == []  # until they take the seat back
     body = ok(table.clients[1].post(table.action("return")))
     assert body["game"]["seats"][1]["bot_strategy"] == "" and body["game"]["seats"][1]["is_bot"] is False
     assert body["you"]["your_turn"] is True
