@@ -1,4 +1,4 @@
-"""What happens after a game's transaction commits: the follow-up tasks.
+"""What happens after a game's transaction commits: live notices, follow-up tasks.
 
 Every state change ends here (``services._publish_on_commit``). A task carries the
 game id and the seq it expects; it re-locks the game and does nothing if the game
@@ -34,8 +34,15 @@ class FollowUp:
 
 def after_commit(plan: FollowUp) -> None:
     from bots.tasks import play_bot_turn
+    from games import live
+    from games.models import Seat
     from games.tasks import turn_timeout
 
+    try:
+        players = Seat.objects.filter(game_id=plan.game_id, player__isnull=False).values_list("player_id", flat=True)
+        live.publish(game_id=plan.game_id, seq=plan.seq, user_ids=list(players))
+    except Exception:  # waiters re-read the database: a lost notice only delays them
+        log.exception("could not publish game %s seq %s", plan.game_id, plan.seq)
     try:
         if plan.bot_turn:
             play_bot_turn.apply_async((plan.game_id, plan.seq), countdown=plan.bot_delay_ms / 1000 or None)

@@ -256,6 +256,7 @@ class EventOutput(serializers.Serializer):
 
 class EventPageOutput(serializers.Serializer):
     seq = serializers.IntegerField(help_text="The game's current seq.")
+    status = serializers.ChoiceField(choices=GameStatus.choices, help_text="The game's status (stop waiting once it is over).")
     events = EventOutput(many=True)
     has_more = serializers.BooleanField(help_text="More events follow: ask again with after = the last seq.")
 

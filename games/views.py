@@ -25,7 +25,6 @@ from games.serializers import (
     GameListQueryInput,
     GameOutput,
     GameRecordOutput,
-    EventPageOutput,
     GameSummaryOutput,
     HandDetailOutput,
     HandOutput,
@@ -234,18 +233,6 @@ class GameMovesApi(APIView):
         if result.replayed:
             return Response(body, status=status.HTTP_200_OK, headers={"Idempotent-Replayed": "true"})
         return Response(body, status=status.HTTP_201_CREATED)
-
-
-class GameEventsApi(APIView):
-    permission_classes = [AllowAny]
-
-    @extend_schema(operation_id="games_events_list", summary="The public event log, after seq `after`",
-                   parameters=[AfterQueryInput], responses={200: EventPageOutput, **problem_responses("validation_error", "not_found")})
-    def get(self, request: Request, game_id: int) -> Response:
-        after = _valid(AfterQueryInput, request.query_params)["after"]
-        game = selectors.game_get(game_id=game_id)
-        events = selectors.event_list(game=game, after=after, limit=PAGE + 1)
-        return Response(EventPageOutput({"seq": game.seq, "events": events[:PAGE], "has_more": len(events) > PAGE}).data)
 
 
 class GameHandsApi(APIView):

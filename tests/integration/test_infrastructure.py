@@ -9,9 +9,10 @@ from django.db import connection
 
 @pytest.mark.postgres
 @pytest.mark.django_db
-def test_runs_on_postgresql_with_persistent_connections():
+def test_runs_on_postgresql_with_a_connection_pool():
     assert connection.vendor == "postgresql"
-    assert settings.DATABASES["default"]["CONN_MAX_AGE"] == 60
+    assert settings.DATABASES["default"]["OPTIONS"]["pool"]["max_size"] >= 4
+    assert connection.pool is not None
     with connection.cursor() as cursor:
         cursor.execute("SELECT current_database()")
         assert cursor.fetchone()[0].startswith("test_")

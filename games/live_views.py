@@ -1,0 +1,281 @@
+"""Waiting for events over HTTP: the long-poll and the Server-Sent Events streams.
+
+These views are coroutines: a waiting client holds neither a thread nor a
+database connection, so hundreds of them do not slow the views that serve moves.
+Every read comes from the database (``games.live`` only wakes waiters), so a
+resumed stream or a repeated long-poll never skips or repeats an event.
+Events are public by construction (the engine's events name no hidden tile), so
+every viewer gets the same event payloads; the snapshot is the viewer's own view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import suppress
+from typing import Any
+
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db.models import Q
+from django.http import StreamingHttpResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from core.async_views import AsyncAPIView, db_call
+from core.schema import problem_responses
+from games import selectors
+from games.errors import GameError
+from games.live import HUB, game_channel, poll_seconds, user_channel
+from games.models import Game, GameStatus
+from games.serializers import EventOutput, EventPageOutput, GameOutput
+
+PAGE = 500
+RETRY_MS = 2000
+OVER = (GameStatus.FINISHED, GameStatus.ABORTED)
+
+
+class EventsQueryInput(serializers.Serializer):
+    after = serializers.IntegerField(min_value=0, default=0, help_text="Return events with seq greater than this.")
+    wait = serializers.FloatField(
+        min_value=0, max_value=settings.LONG_POLL_MAX_SECONDS, default=0,
+        help_text="If nothing is newer than `after`, wait up to this many seconds for it (long-poll); "
+        "an empty list means nothing happened meanwhile.",
+    )
+
+
+class EventStreamRenderer(BaseRenderer):
+    """``text/event-stream``: the stream itself is written by the view; only error
+    bodies (problem documents) are ever rendered through this."""
+
+    media_type = "text/event-stream"
+    format = "sse"
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+        return json.dumps(data, cls=DjangoJSONEncoder).encode()
+
+
+def sse(data: Any, *, event: str | None = None, event_id: str | int | None = None) -> str:
+    """One Server-Sent Event."""
+    head = "" if event_id is None else f"id: {event_id}\n"
+    if event:
+        head += f"event: {event}\n"
+    return f"{head}data: {json.dumps(data, separators=(',', ':'), cls=DjangoJSONEncoder)}\n\n"
+
+
+def _event_page(game_id: int, after: int) -> dict[str, Any]:
+    game = Game.objects.only("id", "seq", "status").filter(pk=game_id).first()
+    if game is None:
+        raise GameError("not_found", f"There is no game {game_id}.")
+    events = selectors.event_list(game=game, after=after, limit=PAGE + 1) if game.seq > after else []
+    return {"seq": game.seq, "status": game.status, "events": events[:PAGE], "has_more": len(events) > PAGE}
+
+
+async def _wait(wake: asyncio.Event, seconds: float) -> None:
+    with suppress(TimeoutError):
+        await asyncio.wait_for(wake.wait(), max(0.0, seconds))
+
+
+async def wait_for_events(game_id: int, after: int, seconds: float) -> dict[str, Any]:
+    """The first page of events after ``after``, waiting up to ``seconds`` for one."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    async with HUB.subscription([game_channel(game_id)]) as wake:
+        while True:
+            wake.clear()  # before reading: a notice during the read is not lost
+            page = await db_call(_event_page, game_id, after)
+            remaining = deadline - loop.time()
+            if page["events"] or page["status"] in OVER or remaining <= 0:
+                return page
+            await _wait(wake, min(remaining, poll_seconds()))
+
+
+def _viewer(request: Request) -> Any:
+    return request.user if request.user.is_authenticated else None
+
+
+class GameEventsApi(AsyncAPIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="games_events_list", summary="The public event log after seq `after`; long-poll with `wait`",
+        parameters=[EventsQueryInput], responses={200: EventPageOutput, **problem_responses("validation_error", "not_found")},
+    )
+    async def get(self, request: Request, game_id: int) -> Response:
+        query = EventsQueryInput(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        after, wait = query.validated_data["after"], query.validated_data["wait"]
+        page = await db_call(_event_page, game_id, after)
+        if not page["events"] and wait > 0 and page["status"] not in OVER:
+            page = await wait_for_events(game_id, after, wait)
+        return Response(EventPageOutput(page).data)
+
+
+LAST_EVENT_ID = OpenApiParameter(
+    "Last-Event-ID", int, OpenApiParameter.HEADER, required=False,
+    description="Resume: the id (seq) of the last event you received; the stream sends the snapshot, then "
+    "every event after it. Browsers' EventSource sends it by itself on reconnect.",
+)
+STREAM_DESCRIPTION = (
+    "A `text/event-stream`. First, on every (re)connect, `event: snapshot` (no id) with the game as you "
+    "may see it (`Game` schema). Then every event of the game's log after `Last-Event-ID` (or after the "
+    "snapshot's seq) as `id: <seq>`, `event: <type>`, `data: <GameEvent JSON>`. A comment line "
+    "`: keep-alive` at least every 15 seconds. When the game is over: `event: end` "
+    "(`{\"seq\": N, \"status\": \"finished\"}`) and the stream closes."
+)
+
+
+def _game_snapshot(game_id: int, viewer: Any) -> dict[str, Any]:
+    game = selectors.game_get(game_id=game_id)
+    return GameOutput(selectors.game_view(game=game, viewer=viewer)).data
+
+
+def _last_event_id(request: Request) -> int | None:
+    raw = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id")
+    if raw in (None, ""):
+        return None
+    if not str(raw).isdigit():
+        raise GameError("validation_error", "Last-Event-ID must be an event seq (a whole number).",
+                        errors={"Last-Event-ID": ["not a whole number"]})
+    return int(raw)
+
+
+def _stream_response(events: AsyncIterator[str]) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(events, content_type="text/event-stream; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # proxies: do not buffer the stream
+    return response
+
+
+class GameStreamApi(AsyncAPIView):
+    permission_classes = [AllowAny]
+    renderer_classes = [EventStreamRenderer, JSONRenderer]
+
+    @extend_schema(
+        operation_id="games_stream", summary="Server-Sent Events of one game (resumable)",
+        parameters=[LAST_EVENT_ID],
+        responses={
+            (200, "text/event-stream"): OpenApiResponse(response=EventOutput, description=STREAM_DESCRIPTION),
+            **problem_responses("validation_error", "not_found"),
+        },
+    )
+    async def get(self, request: Request, game_id: int) -> StreamingHttpResponse:
+        last_id = _last_event_id(request)
+        viewer = _viewer(request)
+        snapshot = await db_call(_game_snapshot, game_id, viewer)
+        seq = snapshot["game"]["seq"]
+        if last_id is not None and last_id > seq:
+            raise GameError("validation_error", f"Last-Event-ID {last_id} is beyond this game's seq {seq}.",
+                            errors={"Last-Event-ID": ["beyond the game's seq"]})
+        return _stream_response(_game_stream(game_id, snapshot, seq if last_id is None else last_id))
+
+
+async def _game_stream(game_id: int, snapshot: dict[str, Any], after: int) -> AsyncIterator[str]:
+    loop = asyncio.get_running_loop()
+    keepalive = settings.LIVE_KEEPALIVE_SECONDS
+    yield f"retry: {RETRY_MS}\n\n" + sse(snapshot, event="snapshot")
+    next_ping = loop.time() + keepalive
+    async with HUB.subscription([game_channel(game_id)]) as wake:
+        while True:
+            wake.clear()
+            page = await db_call(_event_page, game_id, after)
+            for event in page["events"]:
+                yield sse(EventOutput(event).data, event=event.type, event_id=event.seq)
+                after = event.seq
+            if page["has_more"]:
+                continue
+            if page["status"] in OVER:
+                yield sse({"seq": after, "status": page["status"]}, event="end")
+                return
+            now = loop.time()
+            if now >= next_ping:
+                yield ": keep-alive\n\n"
+                next_ping = now + keepalive
+            await _wait(wake, min(next_ping - now, poll_seconds()))
+
+
+# -- the account stream -------------------------------------------------------
+
+class AccountGameOutput(serializers.Serializer):
+    game = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=GameStatus.choices)
+    seq = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    your_turn = serializers.BooleanField()
+    turn_deadline = serializers.DateTimeField(allow_null=True)
+    result = serializers.JSONField(allow_null=True)
+
+
+ACCOUNT_STREAM_DESCRIPTION = (
+    "A `text/event-stream` about all your games. On every (re)connect, `event: snapshot` with "
+    "`{\"games\": [AccountGame ...]}` (your open and running games). Then, as they happen: "
+    "`your_turn` (an `AccountGame` whose `your_turn` is true), `game_started`, `game_over` (with the "
+    "result), each with `id: <game>.<seq>`; `: keep-alive` comments at least every 15 seconds. "
+    "Reconnecting gives a fresh snapshot, so nothing needs resuming."
+)
+
+
+def _account_games(user: Any, also: list[int]) -> list[dict[str, Any]]:
+    games = (Game.objects.filter(Q(seats__player=user, status__in=(GameStatus.OPEN, GameStatus.RUNNING)) | Q(pk__in=also))
+             .distinct().prefetch_related("seats"))
+    rows = []
+    for game in games:
+        seat = next((s for s in game.seats.all() if s.player_id == user.pk), None)
+        if seat is None:
+            continue
+        your_turn = game.status == GameStatus.RUNNING and game.turn_seat == seat.number and not seat.bot_controlled
+        rows.append({"game": game.pk, "status": game.status, "seq": game.seq, "seat": seat.number, "your_turn": your_turn,
+                     "turn_deadline": game.turn_deadline if your_turn else None, "result": game.result})
+    return sorted(rows, key=lambda r: r["game"])
+
+
+class AccountStreamApi(AsyncAPIView):
+    permission_classes = [IsAuthenticated]
+    renderer_classes = [EventStreamRenderer, JSONRenderer]
+
+    @extend_schema(
+        operation_id="me_stream", summary="Server-Sent Events about all your games (your turn, start, end)",
+        responses={(200, "text/event-stream"): OpenApiResponse(response=AccountGameOutput, description=ACCOUNT_STREAM_DESCRIPTION),
+                   **problem_responses("not_authenticated")},
+    )
+    async def get(self, request: Request) -> StreamingHttpResponse:
+        user = request.user
+        games = await db_call(_account_games, user, [])
+        return _stream_response(_account_stream(user, games))
+
+
+async def _account_stream(user: Any, games: list[dict[str, Any]]) -> AsyncIterator[str]:
+    loop = asyncio.get_running_loop()
+    keepalive = settings.LIVE_KEEPALIVE_SECONDS
+    yield f"retry: {RETRY_MS}\n\n" + sse({"games": AccountGameOutput(games, many=True).data}, event="snapshot")
+    known = {g["game"]: g for g in games}
+    next_ping = loop.time() + keepalive
+    async with HUB.subscription([user_channel(user.pk)]) as wake:
+        while True:
+            wake.clear()
+            for row in await db_call(_account_games, user, list(known)):
+                before = known.get(row["game"])
+                if before is not None and before["seq"] == row["seq"]:
+                    continue
+                data, event_id = AccountGameOutput(row).data, f"{row['game']}.{row['seq']}"
+                if row["status"] in OVER:
+                    yield sse(data, event="game_over", event_id=event_id)
+                elif before is not None and before["status"] == GameStatus.OPEN and row["status"] == GameStatus.RUNNING:
+                    yield sse(data, event="game_started", event_id=event_id)
+                if row["your_turn"] and not (before and before["your_turn"] and before["seq"] == row["seq"]):
+                    yield sse(data, event="your_turn", event_id=event_id)
+                if row["status"] in OVER:
+                    known.pop(row["game"], None)
+                else:
+                    known[row["game"]] = row
+            now = loop.time()
+            if now >= next_ping:
+                yield ": keep-alive\n\n"
+                next_ping = now + keepalive
+            await _wait(wake, min(next_ping - now, poll_seconds()))

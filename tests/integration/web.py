@@ -1,0 +1,130 @@
+"""A real ASGI web process (uvicorn) for integration tests, on the test database,
+and a minimal Server-Sent Events client that reads it line by line."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.integration.workers import ROOT, test_database_url
+
+READY_TIMEOUT_SECONDS = 30
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class WebServer:
+    def __init__(self, log_path: Path, *, redis_url: str | None, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.log_path = log_path
+        environ = {**os.environ, "DATABASE_URL": test_database_url(), "DJANGO_SETTINGS_MODULE": "config.settings",
+                   "ALLOWED_HOSTS": "127.0.0.1,localhost", **(env or {})}
+        environ.pop("REDIS_URL", None)
+        if redis_url:
+            environ["REDIS_URL"] = redis_url
+        self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(self.port),
+             "--log-level", "warning"],
+            cwd=ROOT, env=environ, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the web server exited:\n{self.log_path.read_text(errors='replace')}")
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
+                connection.request("GET", "/api/v1/bots/")
+                if connection.getresponse().status == 200:
+                    return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"the web server did not answer:\n{self.log_path.read_text(errors='replace')}")
+
+    def request(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+        response = connection.getresponse()
+        data = response.read()
+        return response.status, json.loads(data) if data else None
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(10)
+        self._log.close()
+
+
+@dataclass
+class SseMessage:
+    event: str | None = None
+    id: str | None = None
+    data: Any = None
+    comment: str | None = None
+    received: float = field(default_factory=time.monotonic)
+
+
+class SseClient:
+    """Opens a stream and yields its messages (comments included) as they come."""
+
+    def __init__(self, port: int, path: str, *, token: str | None = None, last_event_id: str | None = None,
+                 timeout: float = 20) -> None:
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        headers = {"Accept": "text/event-stream"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = last_event_id
+        self.connection.request("GET", path, headers=headers)
+        self.response = self.connection.getresponse()
+        self.status = self.response.status
+        self.content_type = self.response.getheader("Content-Type", "")
+
+    def messages(self) -> Iterator[SseMessage]:
+        message = SseMessage()
+        while True:
+            raw = self.response.readline()
+            if not raw:
+                return
+            line = raw.decode().rstrip("\n")
+            if line == "":
+                if message.event or message.data is not None or message.id:
+                    yield message
+                message = SseMessage()
+            elif line.startswith(":"):
+                yield SseMessage(comment=line[1:].strip())
+            else:
+                name, _, value = line.partition(": ")
+                if name == "data":
+                    message.data = json.loads(value)
+                elif name == "event":
+                    message.event = value
+                elif name == "id":
+                    message.id = value
+
+    def close(self) -> None:
+        self.connection.close()
