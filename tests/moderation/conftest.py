@@ -53,6 +53,16 @@ def mod_client(moderator: Any) -> Client:
     return client
 
 
+@pytest.fixture
+def superuser_client(make_player: Callable[..., Any]) -> Client:
+    root = make_player("root")
+    root.is_staff = root.is_superuser = True
+    root.save(update_fields=["is_staff", "is_superuser"])
+    client = Client()
+    client.force_login(root)
+    return client
+
+
 def game_admin_url(game_id: int, page: str = "change") -> str:
     """``page``: change, abort, seat_to_bot, seat_remove or hands."""
     return reverse(f"admin:games_game_{page}", args=[game_id])

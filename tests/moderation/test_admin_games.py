@@ -167,7 +167,7 @@ def test_list_columns_filters_and_search(mod_client: Client, make_table: Any, ma
     assert b"bot: greedy" in mod_client.get(CHANGELIST).content
 
 
-def test_games_cannot_be_added_edited_or_deleted_in_the_admin(mod_client: Client, make_table: Any, make_staff: Any) -> None:
+def test_games_cannot_be_added_edited_or_deleted_in_the_admin(mod_client: Client, make_table: Any) -> None:
     table = make_table()
     assert mod_client.get(reverse("admin:games_game_add")).status_code == 403
     assert mod_client.post(game_admin_url(table.game_id), {"status": "finished"}).status_code == 403

@@ -39,6 +39,8 @@ def test_suspend_mid_game_the_game_finishes_with_a_bot(
     elsewhere = services.game_create(creator=host, ruleset=QUICK_RULESET)
     services.game_join(game_id=elsewhere.pk, player=cheat, seat=1)
     ok(cheat_client.get(ME))
+    session = Client()
+    session.force_login(cheat)
 
     done = run_list_action(mod_client, USERS, "suspend", [cheat.pk], reason="bots and abuse")
     assert done.status_code == 302
@@ -47,6 +49,7 @@ def test_suspend_mid_game_the_game_finishes_with_a_bot(
     refused(cheat_client.get(ME), 401, "authentication_failed")
     refused(log_in_through_api(cheat.username), 401, "invalid_credentials")
     assert not Client().login(username=cheat.username, password=PASSWORD)
+    assert session.get(ME).status_code == 401  # the open browser session is over too
     assert not ApiToken.objects.filter(user=cheat, revoked_at__isnull=True).exists()
     # Its open table is closed, its seat at another open table emptied.
     observer = table.clients[1]
@@ -132,14 +135,9 @@ def test_mark_and_unmark_a_bot(mod_client: Client, people: Any) -> None:
     assert audit_actions(player=player) == ["bot_mark", "bot_unmark"]
 
 
-def test_active_and_bot_flags_are_not_edited_by_hand(mod_client: Client, people: Any, make_player: Any) -> None:
+def test_active_and_bot_flags_are_not_edited_by_hand(mod_client: Client, people: Any, superuser_client: Client) -> None:
     player, _ = people.player()
-    root = make_player("root")
-    root.is_staff = root.is_superuser = True
-    root.save()
-    superuser = Client()
-    superuser.force_login(root)
-    page = superuser.get(reverse("admin:players_user_change", args=[player.pk]))
+    page = superuser_client.get(reverse("admin:players_user_change", args=[player.pk]))
     assert page.status_code == 200 and b'name="is_staff"' in page.content  # editable: a superuser's job
     assert b'name="is_active"' not in page.content and b'name="is_bot"' not in page.content
     assert b'name="action" value="suspend"' not in page.content
