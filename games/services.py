@@ -353,9 +353,9 @@ def bot_move(*, game_id: int, expected_seq: int) -> MoveResult | None:
     """A server bot's turn. Does nothing when the game has moved on since
     ``expected_seq`` or the seat to move is not a bot's (a duplicate or late task)."""
     with transaction.atomic():
-        game = _locked(game_id)
-        if game.status != GameStatus.RUNNING or game.seq != expected_seq:
-            return None
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None or game.status != GameStatus.RUNNING or game.seq != expected_seq:
+            return None  # gone, over, or moved on: this task is stale
         seats = list(game.seats.all())
         seat = seats[game.turn_seat]
         if not seat.bot_controlled:
@@ -370,9 +370,9 @@ def turn_timeout(*, game_id: int, expected_seq: int) -> MoveResult | None:
     strategy; after ``AWAY_AFTER_TIMEOUTS`` in a row a bot keeps the seat until the
     player returns. Does nothing if the game moved on or the deadline is not due."""
     with transaction.atomic():
-        game = _locked(game_id)
-        if game.status != GameStatus.RUNNING or game.seq != expected_seq:
-            return None
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None or game.status != GameStatus.RUNNING or game.seq != expected_seq:
+            return None  # gone, over, or moved on: this task is stale
         if game.turn_deadline is None or game.turn_deadline > timezone.now():
             return None
         seats = list(game.seats.all())

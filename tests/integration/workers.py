@@ -18,7 +18,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import redis as redis_lib
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +37,7 @@ def test_database_url() -> str:
 class Worker:
     """One ``celery worker`` child process (optionally with the beat schedule)."""
 
-    def __init__(self, broker_url: str, log_path: Path, *, beat: bool = False, name: str = "w1") -> None:
+    def __init__(self, broker_url: str, log_path: Path, *, queue: str, beat: bool = False, name: str = "w1") -> None:
         self.log_path = log_path
         env = {
             **os.environ,
@@ -46,6 +45,7 @@ class Worker:
             "REDIS_URL": broker_url,
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "SWEEP_INTERVAL_SECONDS": "1",
+            "CELERY_QUEUE": queue,
         }
         env.pop("CELERY_BROKER_URL", None)
         args = [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo", "-n", f"{name}@%h",
@@ -95,22 +95,18 @@ def _reset_connections(app: Any) -> None:
 
 
 @contextmanager
-def use_broker(url: str) -> Iterator[None]:
-    """Send this process's tasks to ``url`` (a real Redis) for the duration."""
+def use_broker(url: str, queue: str | None = None) -> Iterator[None]:
+    """Send this process's tasks to ``url`` (a real Redis), on ``queue``, for the duration."""
     from config.celery import app
 
-    previous = (app.conf.broker_write_url, app.conf.broker_read_url)
-    app.conf.update(broker_write_url=url, broker_read_url=url)
+    previous = (app.conf.broker_write_url, app.conf.broker_read_url, app.conf.task_default_queue)
+    app.conf.update(broker_write_url=url, broker_read_url=url, task_default_queue=queue or previous[2])
     _reset_connections(app)
     try:
         yield
     finally:
-        app.conf.update(broker_write_url=previous[0], broker_read_url=previous[1])
+        app.conf.update(broker_write_url=previous[0], broker_read_url=previous[1], task_default_queue=previous[2])
         _reset_connections(app)
-
-
-def flush_redis(url: str) -> None:
-    redis_lib.Redis.from_url(url).flushdb()
 
 
 def wait_for(condition: Callable[[], Any], timeout: float, interval: float = 0.05, what: str = "condition") -> Any:
