@@ -306,10 +306,11 @@ class Client(threading.Thread):
         self._apply_view(mine, view)
         self.partner.inbox.put(("new", game_id, view["game"]["seq"], mine.my_turn))
 
-    def open_idle_table(self) -> int:
-        """A table that stays open and quiet: idle streams listen to it."""
+    def open_idle_table(self) -> tuple[int, int]:
+        """A table that stays open and quiet for idle streams: (id, seq)."""
         ruleset = {"set_max": self.options.set_max, "players": 2}
-        return int(self.http.json("POST", f"{API}/games/", self.token, {"ruleset": ruleset}, expect=201)["game"]["id"])
+        game = self.http.json("POST", f"{API}/games/", self.token, {"ruleset": ruleset}, expect=201)["game"]
+        return int(game["id"]), int(game["seq"])
 
     # -- the loop --------------------------------------------------------------
     def run(self) -> None:
@@ -489,12 +490,13 @@ class IdleStreams:
     """``count`` SSE streams or long-polls held open from one asyncio loop in a
     background thread. ``open`` is how many are open right now."""
 
-    def __init__(self, host: str, port: int, targets: list[tuple[int, str]], count: int, mode: str, wait: int) -> None:
+    def __init__(self, host: str, port: int, targets: list[tuple[int, int, str]], count: int, mode: str, wait: int) -> None:
         self.host, self.port = host, port
-        self.targets = targets  # (game id, token), used round-robin
+        self.targets = targets  # (game id, its seq, token), used round-robin
         self.count, self.mode, self.wait = count, mode, wait
         self.open = 0
         self.reconnects = 0
+        self.requests = 0  # streams opened or long-polls sent
         self.refused: Counter[str] = Counter()
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self._main, name="loadtest-idle-streams", daemon=True)
@@ -517,9 +519,9 @@ class IdleStreams:
         self._stopping = asyncio.Event()
         tasks = []
         for i in range(self.count):
-            game_id, token = self.targets[i % len(self.targets)]
+            game_id, seq, token = self.targets[i % len(self.targets)]
             one = self._sse if self.mode == "sse" else self._long_poll
-            tasks.append(asyncio.create_task(one(game_id, token)))
+            tasks.append(asyncio.create_task(one(game_id, seq, token)))
             if i % 50 == 49:
                 await asyncio.sleep(0.05)  # open them in batches, not in one burst
         await self._stopping.wait()
@@ -544,7 +546,7 @@ class IdleStreams:
             name, _, value = line.decode("latin-1").partition(":")
             headers[name.strip().lower()] = value.strip()
 
-    async def _sse(self, game_id: int, token: str) -> None:
+    async def _sse(self, game_id: int, seq: int, token: str) -> None:
         last_id = ""
         first = True
         while True:
@@ -563,6 +565,7 @@ class IdleStreams:
                     self.reconnects += 1
                 first = False
                 self.open += 1
+                self.requests += 1
                 try:
                     while line := await reader.readline():
                         if line.startswith(b"id:"):
@@ -575,8 +578,8 @@ class IdleStreams:
                 if writer is not None:
                     writer.close()
 
-    async def _long_poll(self, game_id: int, token: str) -> None:
-        after = 0
+    async def _long_poll(self, game_id: int, seq: int, token: str) -> None:
+        after = seq  # a client that has the game: wait for what comes next
         writer = None
         first = True
         while True:
@@ -589,6 +592,7 @@ class IdleStreams:
                 writer.write((f"GET {API}/games/{game_id}/events/?after={after}&wait={self.wait} HTTP/1.1\r\n"
                               f"Host: {self.host}\r\nAccept: application/json\r\nAuthorization: Bearer {token}\r\n\r\n").encode())
                 self.open += 1
+                self.requests += 1
                 try:
                     status, headers = await self._status(reader)
                     body = await reader.readexactly(int(headers.get("content-length", "0")))
@@ -703,7 +707,7 @@ def run_loadtest(options: Options, out: Callable[[str], None] = print, server_pi
     idle = None
     if options.idle_streams:
         idle_games = [clients[i % len(clients)].open_idle_table() for i in range(max(1, options.idle_games))]
-        targets = [(idle_games[i % len(idle_games)], clients[i % len(clients)].token)
+        targets = [(*idle_games[i % len(idle_games)], clients[i % len(clients)].token)
                    for i in range(max(len(idle_games), len(clients)))]
         idle = IdleStreams(host, port, targets, options.idle_streams, options.idle_mode, options.idle_wait)
         idle.start()
