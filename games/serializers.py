@@ -164,13 +164,7 @@ class LayoutField(serializers.JSONField):
     """The layout tree (see the ``LayoutNode`` schema)."""
 
 
-@extend_schema_field({
-    "type": "object",
-    "properties": {"type": {"type": "string", "enum": list(EVENT_TYPE_CHOICES)}, "round": {"type": "integer"}},
-    "required": ["type"],
-    "additionalProperties": True,
-    "description": "An event's payload; its fields depend on its type (see the Events section).",
-})
+@extend_schema_field({"$ref": "#/components/schemas/EventData"})
 class EventDataField(serializers.JSONField):
     pass
 
