@@ -64,6 +64,14 @@ def _publish_on_commit(game: Game, *, bot_turn: bool = False) -> None:
     transaction.on_commit(lambda: dispatch.after_commit(plan))
 
 
+def _record_lobby_event(game: Game, payload: dict[str, Any]) -> None:
+    """Append one event that changes no engine state (a seat, a bot in the lobby),
+    store the new seq and tell listeners on commit."""
+    _append_events(game, [payload])
+    game.save(update_fields=["seq"])
+    _publish_on_commit(game)
+
+
 def _player_seat(game: Game, player: User) -> Seat:
     seat = game.seats.filter(player=player).first()
     if seat is None:
@@ -136,12 +144,13 @@ def game_create(
             bot_delay_ms=bot_delay_ms,
         )
         Seat.objects.bulk_create(Seat(game=game, number=n) for n in range(rules.players))
-        _append_events(game, [{"type": "game_created", "creator": creator.username, "ruleset": rules.to_dict(), "practice": game.practice}])
+        events = [{"type": "game_created", "creator": creator.username, "ruleset": rules.to_dict(), "practice": game.practice}]
         if sit:
             seat = game.seats.get(number=0)
             seat.player = creator
             seat.save(update_fields=["player"])
-            _append_events(game, [{"type": "seat_taken", "seat": 0, "player": creator.username, "is_bot": creator.is_bot}])
+            events.append({"type": "seat_taken", "seat": 0, "player": creator.username, "is_bot": creator.is_bot})
+        _append_events(game, events)
         game.save(update_fields=["seq"])
         _publish_on_commit(game)
     return game
@@ -170,9 +179,7 @@ def game_join(*, game_id: int, player: User, seat: int | None = None) -> Game:
         free = _free_seat(game, seat)
         free.player = player
         free.save(update_fields=["player"])
-        _append_events(game, [{"type": "seat_taken", "seat": free.number, "player": player.username, "is_bot": player.is_bot}])
-        game.save(update_fields=["seq"])
-        _publish_on_commit(game)
+        _record_lobby_event(game, {"type": "seat_taken", "seat": free.number, "player": player.username, "is_bot": player.is_bot})
     return game
 
 
@@ -183,9 +190,7 @@ def game_leave(*, game_id: int, player: User) -> Game:
         seat = _player_seat(game, player)
         seat.player = None
         seat.save(update_fields=["player"])
-        _append_events(game, [{"type": "seat_left", "seat": seat.number, "player": player.username}])
-        game.save(update_fields=["seq"])
-        _publish_on_commit(game)
+        _record_lobby_event(game, {"type": "seat_left", "seat": seat.number, "player": player.username})
     return game
 
 
@@ -199,9 +204,7 @@ def game_add_bot(*, game_id: int, by: User, strategy: str, seat: int | None = No
         free = _free_seat(game, seat)
         free.bot_strategy = strategy
         free.save(update_fields=["bot_strategy"])
-        _append_events(game, [{"type": "bot_added", "seat": free.number, "strategy": strategy}])
-        game.save(update_fields=["seq"])
-        _publish_on_commit(game)
+        _record_lobby_event(game, {"type": "bot_added", "seat": free.number, "strategy": strategy})
     return game
 
 
@@ -492,9 +495,7 @@ def seat_remove(*, game_id: int, seat_number: int, by: User, reason: str = "") -
         seat.player = None
         seat.bot_strategy = ""
         seat.save(update_fields=["player", "bot_strategy"])
-        _append_events(game, [{"type": "seat_left", "seat": seat_number, "player": who, "moderator": True, "note": reason}])
-        game.save(update_fields=["seq"])
-        _publish_on_commit(game)
+        _record_lobby_event(game, {"type": "seat_left", "seat": seat_number, "player": who, "moderator": True, "note": reason})
     return game
 
 
