@@ -582,6 +582,10 @@ class IdleStreams:
         after = seq  # a client that has the game: wait for what comes next
         writer = None
         first = True
+        # Clients arrive at random moments, so their waits run out at random
+        # moments: a first wait of random length keeps 500 long-polls from
+        # expiring, and coming back, all at once.
+        wait = round(random.uniform(1, self.wait), 1)
         while True:
             try:
                 if writer is None:
@@ -589,7 +593,7 @@ class IdleStreams:
                     if not first:
                         self.reconnects += 1
                     first = False
-                writer.write((f"GET {API}/games/{game_id}/events/?after={after}&wait={self.wait} HTTP/1.1\r\n"
+                writer.write((f"GET {API}/games/{game_id}/events/?after={after}&wait={wait} HTTP/1.1\r\n"
                               f"Host: {self.host}\r\nAccept: application/json\r\nAuthorization: Bearer {token}\r\n\r\n").encode())
                 self.open += 1
                 self.requests += 1
@@ -603,6 +607,7 @@ class IdleStreams:
                     await asyncio.sleep(1)
                     continue
                 after = max(after, json.loads(body).get("seq", after))
+                wait = self.wait
                 if headers.get("connection", "").lower() == "close":
                     writer.close()
                     writer = None

@@ -22,10 +22,12 @@ from games.loadtest import legal_moves_from
 @pytest.mark.redis
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("follow", ["notify", "local", "poll"])
-def test_loadtest_plays_matches_and_reports(live_server: object, follow: str) -> None:
+@pytest.mark.parametrize(("follow", "idle"), [("notify", 0), ("local", 0), ("poll", 0), ("longpoll", 3)])
+def test_loadtest_plays_matches_and_reports(live_server: object, follow: str, idle: int) -> None:
     out = io.StringIO()
-    call_command("loadtest", url=live_server.url, clients=4, duration=2, warmup=0.5, follow=follow, seed=1, stdout=out)
+    # Idle long-polls, not streams: the WSGI live server cannot stream an async iterator.
+    call_command("loadtest", url=live_server.url, clients=4, duration=2, warmup=0.5, follow=follow, seed=1,
+                 idle_streams=idle, idle_mode="longpoll", idle_wait=2, idle_games=1, stdout=out)
     lines = out.getvalue().strip().splitlines()
 
     assert re.fullmatch(r"p50_ms: \d+", lines[-3]), lines
@@ -34,6 +36,8 @@ def test_loadtest_plays_matches_and_reports(live_server: object, follow: str) ->
     requests = next(line for line in lines if line.startswith("requests: "))
     assert int(re.search(r"(\d+) moves accepted", requests).group(1)) > 0, requests
     assert "errors: 0" in lines, lines
+    if idle:
+        assert any(line.startswith(f"idle_streams: {idle} longpoll") for line in lines), lines
 
 
 def test_local_legal_moves_match_the_engine_at_every_turn_start() -> None:
