@@ -5,6 +5,7 @@ commit. Player moves, bot moves, timeouts and moderator actions all end in
 
 from __future__ import annotations
 
+import logging
 import random
 import secrets
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ from games.engine import Match, Move as EngineMove, Ruleset, RuleError
 from games.errors import GameError
 from games.models import Event, Game, GameStatus, Move, MoveSource, Seat
 from players.models import User
+
+log = logging.getLogger(__name__)
 
 MAX_SEED = 2**63 - 1
 FALLBACK_STRATEGY = "greedy"  # plays for an absent player: draw/pass when that is all, else a legal move
@@ -358,10 +361,13 @@ def bot_move(*, game_id: int, expected_seq: int) -> MoveResult | None:
     with transaction.atomic():
         game = Game.objects.select_for_update().filter(pk=game_id).first()
         if game is None or game.status != GameStatus.RUNNING or game.seq != expected_seq:
+            log.info("bot task for game %s at seq %s is stale (game %s)", game_id, expected_seq,
+                     None if game is None else f"{game.status} at seq {game.seq}")
             return None  # gone, over, or moved on: this task is stale
         seats = list(game.seats.all())
         seat = seats[game.turn_seat]
         if not seat.bot_controlled:
+            log.info("bot task for game %s at seq %s: seat %s is not a bot's", game_id, expected_seq, seat.number)
             return None
         match = Match.from_dict(game.state)
         move = _choose(game, match, seat.number, seat.bot_strategy)

@@ -32,7 +32,8 @@ class WebServer:
         self.port = free_port()
         self.log_path = log_path
         environ = {**os.environ, "DATABASE_URL": test_database_url(), "DJANGO_SETTINGS_MODULE": "config.settings",
-                   "ALLOWED_HOSTS": "127.0.0.1,localhost", **(env or {})}
+                   "ALLOWED_HOSTS": "127.0.0.1,localhost",
+                   "DB_POOL": "true", **(env or {})}  # as the Procfile's web processes
         environ.pop("REDIS_URL", None)
         if redis_url:
             environ["REDIS_URL"] = redis_url

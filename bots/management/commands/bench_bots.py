@@ -7,8 +7,9 @@ deletes afterwards (``--keep`` keeps them).
 
 1. Reply latency: a human (played by this command through the same service as
    the API) and a greedy bot, bot delay 0. For each human move: from the moment
-   the human's move has committed to the moment the bot's move is visible in the
-   database. Prints p50 and p99.
+   the human's move has committed to the moment the bot's move is visible: its
+   commit announced on the game's Redis channel (the notice that wakes waiting
+   clients), and checked in the database. Prints p50 and p99.
 2. Throughput: N simultaneous four-bot matches (default 50, double-9, 10 rounds),
    started together; prints how long until all have finished.
 
@@ -17,6 +18,7 @@ The last two lines are ``bot_reply_p50_ms: N`` and ``bot_reply_p99_ms: N``.
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -49,7 +51,8 @@ class Command(BaseCommand):
         parser.add_argument("--samples", type=int, default=300, help="Human moves to time (default 300).")
         parser.add_argument("--matches", type=int, default=50, help="Simultaneous four-bot matches (default 50).")
         parser.add_argument("--rounds", type=int, default=None, help="Rounds per bot match (default: all 10).")
-        parser.add_argument("--concurrency", type=int, default=2, help="Worker processes in the one worker (default 2).")
+        parser.add_argument("--concurrency", type=int, default=1,
+                            help="Processes of the one worker (default 1: the solo pool; more: prefork).")
         parser.add_argument("--no-worker", action="store_true", help="Use a worker that is already running.")
         parser.add_argument("--keep", action="store_true", help="Keep the accounts and games made.")
 
@@ -58,7 +61,13 @@ class Command(BaseCommand):
             raise CommandError("bench_bots needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).")
         tag = uuid.uuid4().hex[:8]
         human = User.objects.create_user(username=f"bench-{tag}", password=None)
-        worker = None if options["no_worker"] else self._start_worker(options["concurrency"])
+        worker = None
+        if not options["no_worker"]:
+            # A queue of its own: no other worker on this Redis takes the bench's tasks.
+            from config.celery import app
+
+            app.conf.task_default_queue = f"bench-{tag}"
+            worker = self._start_worker(options["concurrency"], app.conf.task_default_queue)
         try:
             latencies = self._reply_latency(human, options["samples"])
             elapsed, moves = self._bot_matches(human, options["matches"], options["rounds"])
@@ -77,14 +86,15 @@ class Command(BaseCommand):
         out(f"bot_reply_p50_ms: {_percentile(latencies, 0.50):.1f}")
         out(f"bot_reply_p99_ms: {_percentile(latencies, 0.99):.1f}")
 
-    def _start_worker(self, concurrency: int) -> subprocess.Popen[bytes]:
-        log = open(os.devnull, "wb")  # noqa: SIM115 - lives as long as the worker
+    def _start_worker(self, concurrency: int, queue: str) -> subprocess.Popen[bytes]:
+        pool = ["-P", "solo"] if concurrency == 1 else ["-c", str(concurrency)]
+        log = open(os.environ.get("BENCH_WORKER_LOG", os.devnull), "wb")  # noqa: SIM115 - lives as long as the worker
         worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "-c", str(concurrency), "-l", "warning",
-             "--without-gossip", "--without-mingle", "--without-heartbeat"],
-            stdout=log, stderr=log,
+            [sys.executable, "-m", "celery", "-A", "config", "worker", *pool, "-l", "warning",
+             "--without-gossip", "--without-mingle"],
+            stdout=log, stderr=log, env={**os.environ, "CELERY_QUEUE": queue},
         )
-        time.sleep(4)  # let it connect and fork its processes
+        time.sleep(5)  # let it connect
         if worker.poll() is not None:
             raise CommandError("the Celery worker did not start")
         self.stdout.write(f"worker started (pid {worker.pid}, concurrency {concurrency})")
@@ -105,25 +115,46 @@ class Command(BaseCommand):
         raise CommandError(f"game {game_id}: the bot did not answer within {timeout} s (is a worker running?)")
 
     def _reply_latency(self, human: User, samples: int) -> list[float]:
+        """Waits for the bot through the server's own notice (Redis pub/sub,
+        published after the bot's move commits): no busy polling that would steal
+        the worker's CPU on a small machine."""
+        import redis
+
+        from games.live import game_channel
+
         latencies: list[float] = []
+        pubsub = redis.Redis.from_url(settings.REDIS_URL).pubsub(ignore_subscribe_messages=True)
         game = self._new_duel(human)
+        pubsub.subscribe(game_channel(game.pk))
         while len(latencies) < samples:
             game = self._wait(game.pk, lambda g: g.status != GameStatus.RUNNING or g.turn_seat == 0)
             if game.status != GameStatus.RUNNING:
+                pubsub.unsubscribe()
                 game = self._new_duel(human)
+                pubsub.subscribe(game_channel(game.pk))
                 continue
             move = Match.from_dict(game.state).legal_moves(0)[0].to_dict()
             result = services.move_submit(game_id=game.pk, player=human, move=move, expected_seq=game.seq)
             committed = time.perf_counter()  # move_submit returns after the commit
             if result.game.turn_seat != 1:  # the human drew a playable tile, or the round/match ended
                 continue
-            number = result.move.number + 1
+            human_seq = result.game.seq
             deadline = time.monotonic() + 10
-            while not Move.objects.filter(game_id=game.pk, number=number).exists():
-                if time.monotonic() > deadline:
-                    raise CommandError("the bot did not answer within 10 s (is a worker running?)")
-                time.sleep(POLL_SECONDS)
+            while True:
+                # None also comes for (ignored) subscribe confirmations: wait on until the deadline.
+                message = pubsub.get_message(timeout=max(0.0, deadline - time.monotonic()))
+                if message is not None:
+                    notice = json.loads(message["data"])
+                    if notice["game"] == game.pk and notice["seq"] > human_seq:
+                        break
+                elif time.monotonic() > deadline:
+                    game = Game.objects.get(pk=game.pk)
+                    raise CommandError(f"game {game.pk}: no bot move within 10 s of seq {human_seq} "
+                                       f"(now seq {game.seq}, seat {game.turn_seat} to move; is a worker running?)")
             latencies.append((time.perf_counter() - committed) * 1000)
+            if not Move.objects.filter(game_id=game.pk, number=result.move.number + 1).exists():
+                raise CommandError("notified of a bot move that is not in the database")
+        pubsub.close()
         return latencies
 
     def _bot_matches(self, human: User, count: int, rounds: int | None) -> tuple[float, int]:
