@@ -142,7 +142,7 @@ REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "core.cache.SharedPoolRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "cf",
         }

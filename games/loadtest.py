@@ -830,7 +830,9 @@ def spawned_server(url: str, *, web_workers: int = 2, base_dir: Path, log_dir: P
                         "--without-gossip", "--without-mingle", "--without-heartbeat"]),
         ):
             log = open(log_dir / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
-            processes.append(subprocess.Popen(command, cwd=base_dir, env=env, stdout=log, stderr=subprocess.STDOUT,
+            # Web processes take the connection pool, as in the Procfile; the worker does not.
+            process_env = {**env, "DB_POOL": "true"} if name == "web" else env
+            processes.append(subprocess.Popen(command, cwd=base_dir, env=process_env, stdout=log, stderr=subprocess.STDOUT,
                                               start_new_session=True))
             log.close()
         _wait_until_serving(host, port, processes[0], log_dir / "web.log")

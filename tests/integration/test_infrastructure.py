@@ -25,3 +25,17 @@ def test_redis_answers_and_serves_as_a_cache(redis_url):
     cache.set("probe", {"ok": 1}, timeout=5)
     assert cache.get("probe") == {"ok": 1}
     cache.delete("probe")
+
+
+@pytest.mark.redis
+def test_cache_objects_share_one_redis_pool_per_process(redis_url):
+    """Under ASGI each request gets its own cache object; they must not each open
+    a Redis connection pool of their own."""
+    from core.cache import SharedPoolRedisCache
+
+    first = SharedPoolRedisCache(redis_url, {"KEY_PREFIX": "cf-test"})
+    second = SharedPoolRedisCache(redis_url, {"KEY_PREFIX": "cf-test"})
+    first.set("shared", 1, timeout=5)
+    assert second.get("shared") == 1
+    assert first._cache._get_connection_pool(True) is second._cache._get_connection_pool(True)
+    first.delete("shared")
