@@ -4,11 +4,17 @@ Responses are built by ``core.problems.Problem.body``; this serializer never
 renders anything, it only describes that body (component ``Problem``).
 """
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 
 class ErrorCodeField(serializers.CharField):
     """A stable error code; described as the ``ErrorCode`` enum (``core.schema``)."""
+
+
+@extend_schema_field({"$ref": "#/components/schemas/GameOutput"})
+class StaleGameField(serializers.JSONField):
+    """The game view a ``stale_seq`` answer carries (defined by the games app)."""
 
 
 class ProblemSerializer(serializers.Serializer):
@@ -26,6 +32,12 @@ class ProblemSerializer(serializers.Serializer):
     )
     retry_after = serializers.IntegerField(
         required=False, help_text="With `rate_limited`: seconds to wait before retrying."
+    )
+    current_seq = serializers.IntegerField(
+        required=False, help_text="With `stale_seq`: the game's seq now."
+    )
+    game = StaleGameField(
+        required=False, help_text="With `stale_seq`: the game as you may see it now (the `GameOutput` schema)."
     )
 
     class Meta:
