@@ -256,3 +256,48 @@ def test_events_are_the_same_for_every_viewer(make_player, api_client, token_cli
     assert all("tile" not in e["data"] for e in pages[0] if e["type"] == "drew")
     assert_no_hidden_tile(pages[0], hidden_tiles(game.pk, seat=None))
     json.dumps(pages)
+
+
+def test_waiting_clients_do_not_hold_up_the_rest_api(make_player, web_servers):
+    """Twenty long-polls - more than the web process's WSGI threads - wait on the
+    event loop, so a move and a read are still answered at once."""
+    server = web_servers()
+    game, players = duel(make_player)
+    answers: list[tuple[int, float]] = []
+
+    def wait() -> None:
+        started = time.monotonic()
+        status, _ = server.request("GET", f"/api/v1/games/{game.pk}/events/?after={game.seq}&wait=4")
+        answers.append((status, time.monotonic() - started))
+
+    waiters = [threading.Thread(target=wait) for _ in range(20)]
+    for waiter in waiters:
+        waiter.start()
+    time.sleep(0.5)
+    match = Match.from_dict(Game.objects.get(pk=game.pk).state)
+    token = token_of(players[match.turn])
+    started = time.monotonic()
+    status, view = server.request("GET", f"/api/v1/games/{game.pk}/", token=token)
+    status, _ = server.request("POST", f"/api/v1/games/{game.pk}/moves/",
+                               {**view["you"]["legal_moves"][0], "expected_seq": view["game"]["seq"]}, token=token)
+    elapsed = time.monotonic() - started
+    for waiter in waiters:
+        waiter.join(10)
+    assert status == 201
+    assert elapsed < 1.0, f"a read and a move took {elapsed:.2f} s behind 20 waiting clients"
+    assert len(answers) == 20 and all(status == 200 for status, _ in answers)
+    assert min(seconds for _, seconds in answers) > 0.5  # they did wait (until the move woke them)
+
+
+@pytest.mark.parametrize(("path", "query", "waits"), [
+    ("/api/v1/games/7/stream/", b"", True),
+    ("/api/v1/me/stream/", b"", True),
+    ("/api/v1/games/7/events/", b"after=3&wait=20", True),
+    ("/api/v1/games/7/events/", b"after=3", False),
+    ("/api/v1/games/7/moves/", b"", False),
+    ("/admin/", b"", False),
+])
+def test_only_waiting_requests_take_the_async_handler(path, query, waits):
+    from config.asgi import waits as request_waits
+
+    assert request_waits({"type": "http", "path": path, "query_string": query}) is waits
