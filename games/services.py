@@ -75,6 +75,23 @@ def _record_lobby_event(game: Game, payload: dict[str, Any]) -> None:
     _publish_on_commit(game)
 
 
+def _record_seat_change(game: Game, payload: dict[str, Any]) -> None:
+    """Append one event about a running game's seat (resigned, returned, handed to
+    a bot): who controls the seat to move may have changed, so the turn's deadline
+    and the bot follow-up are recomputed; store and tell listeners on commit."""
+    _append_events(game, [payload])
+    bot_turn = _set_turn(game, Match.from_dict(game.state))
+    game.save()
+    _publish_on_commit(game, bot_turn=bot_turn)
+
+
+def _locked_seat(game: Game, number: int) -> Seat:
+    seat = game.seats.select_for_update().filter(number=number).first()
+    if seat is None:
+        raise GameError("no_such_seat", f"Game {game.pk} has no seat {number}.")
+    return seat
+
+
 def _player_seat(game: Game, player: User) -> Seat:
     seat = game.seats.filter(player=player).first()
     if seat is None:
@@ -413,10 +430,7 @@ def seat_return(*, game_id: int, player: User) -> Game:
         seat.bot_strategy = ""
         seat.timeouts_in_row = 0
         seat.save(update_fields=["away", "bot_strategy", "timeouts_in_row"])
-        _append_events(game, [{"type": "seat_returned", "seat": seat.number, "player": player.username}])
-        bot_turn = _set_turn(game, Match.from_dict(game.state))
-        game.save()
-        _publish_on_commit(game, bot_turn=bot_turn)
+        _record_seat_change(game, {"type": "seat_returned", "seat": seat.number, "player": player.username})
     return game
 
 
@@ -448,10 +462,8 @@ def game_resign(*, game_id: int, player: User, strategy: str = FALLBACK_STRATEGY
         seat.away = False
         seat.bot_strategy = strategy
         seat.save(update_fields=["resigned", "away", "bot_strategy"])
-        _append_events(game, [{"type": "seat_resigned", "seat": seat.number, "player": player.username, "bot_strategy": strategy}])
-        bot_turn = _set_turn(game, Match.from_dict(game.state))
-        game.save()
-        _publish_on_commit(game, bot_turn=bot_turn)
+        _record_seat_change(game, {"type": "seat_resigned", "seat": seat.number, "player": player.username,
+                                   "bot_strategy": strategy})
     return game
 
 
@@ -471,18 +483,13 @@ def seat_hand_to_bot(*, game_id: int, seat_number: int, by: User, reason: str = 
     with transaction.atomic():
         game = _locked(game_id)
         _require_status(game, GameStatus.RUNNING)
-        seat = game.seats.select_for_update().filter(number=seat_number).first()
-        if seat is None:
-            raise GameError("no_such_seat", f"Game {game_id} has no seat {seat_number}.")
+        seat = _locked_seat(game, seat_number)
         seat.bot_strategy = strategy
         seat.away = False
         seat.resigned = seat.player_id is not None
         seat.save(update_fields=["bot_strategy", "away", "resigned"])
-        _append_events(game, [{"type": "seat_handed_to_bot", "seat": seat_number, "bot_strategy": strategy,
-                               "reason": "moderator", "moderator": True, "note": reason}])
-        bot_turn = _set_turn(game, Match.from_dict(game.state))
-        game.save()
-        _publish_on_commit(game, bot_turn=bot_turn)
+        _record_seat_change(game, {"type": "seat_handed_to_bot", "seat": seat_number, "bot_strategy": strategy,
+                                   "reason": "moderator", "moderator": True, "note": reason})
     return game
 
 
@@ -492,9 +499,7 @@ def seat_remove(*, game_id: int, seat_number: int, by: User, reason: str = "") -
     with transaction.atomic():
         game = _locked(game_id)
         _require_status(game, GameStatus.OPEN)
-        seat = game.seats.select_for_update().filter(number=seat_number).first()
-        if seat is None:
-            raise GameError("no_such_seat", f"Game {game_id} has no seat {seat_number}.")
+        seat = _locked_seat(game, seat_number)
         if not seat.is_taken:
             raise GameError("seat_empty", f"Seat {seat_number} is already empty.")
         who = seat.player.username if seat.player_id else f"bot:{seat.bot_strategy}"
