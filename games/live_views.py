@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import suppress
 from typing import Any
 
@@ -33,7 +33,8 @@ from games import selectors
 from games.errors import GameError
 from games.live import HUB, game_channel, poll_seconds, user_channel
 from games.models import Game, GameStatus
-from games.serializers import EventOutput, EventPageOutput, GameOutput
+from games.serializers import EventOutput, EventPageOutput
+from games.views import game_body
 
 PAGE = 500
 RETRY_MS = 2000
@@ -131,11 +132,6 @@ STREAM_DESCRIPTION = (
 )
 
 
-def _game_snapshot(game_id: int, viewer: Any) -> dict[str, Any]:
-    game = selectors.game_get(game_id=game_id)
-    return GameOutput(selectors.game_view(game=game, viewer=viewer)).data
-
-
 def _last_event_id(request: Request) -> int | None:
     raw = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id")
     if raw in (None, ""):
@@ -168,36 +164,65 @@ class GameStreamApi(AsyncAPIView):
     async def get(self, request: Request, game_id: int) -> StreamingHttpResponse:
         last_id = _last_event_id(request)
         viewer = _viewer(request)
-        snapshot = await db_call(_game_snapshot, game_id, viewer)
+        snapshot = await db_call(game_body, game_id, viewer)
         seq = snapshot["game"]["seq"]
         if last_id is not None and last_id > seq:
             raise GameError("validation_error", f"Last-Event-ID {last_id} is beyond this game's seq {seq}.",
                             errors={"Last-Event-ID": ["beyond the game's seq"]})
-        return _stream_response(_game_stream(game_id, snapshot, seq if last_id is None else last_id))
+        reader = _GameReader(game_id, seq if last_id is None else last_id)
+        return _stream_response(_sse_stream(snapshot, game_channel(game_id), reader.read))
 
 
-async def _game_stream(game_id: int, snapshot: dict[str, Any], after: int) -> AsyncIterator[str]:
+# What a stream's reader says after each read.
+MORE, WAIT, END = "more", "wait", "end"
+Reader = Callable[[], Awaitable[tuple[list[str], str]]]
+
+
+async def _sse_stream(snapshot: Any, channel: str, read: Reader) -> AsyncIterator[str]:
+    """The frame of every stream: the reconnect hint and the snapshot first; then,
+    each time ``channel`` wakes (or the poll interval passes), the messages ``read``
+    returns - at once again while it says ``more``, until it says ``end`` - with a
+    keep-alive comment at least every ``LIVE_KEEPALIVE_SECONDS``."""
     loop = asyncio.get_running_loop()
     keepalive = settings.LIVE_KEEPALIVE_SECONDS
     yield f"retry: {RETRY_MS}\n\n" + sse(snapshot, event="snapshot")
     next_ping = loop.time() + keepalive
-    async with HUB.subscription([game_channel(game_id)]) as wake:
+    async with HUB.subscription([channel]) as wake:
         while True:
-            wake.clear()
-            page = await db_call(_event_page, game_id, after)
-            for event in page["events"]:
-                yield sse(EventOutput(event).data, event=event.type, event_id=event.seq)
-                after = event.seq
-            if page["has_more"]:
-                continue
-            if page["status"] in OVER:
-                yield sse({"seq": after, "status": page["status"]}, event="end")
+            wake.clear()  # before reading: a notice during the read is not lost
+            messages, state = await read()
+            for message in messages:
+                yield message
+            if state == END:
                 return
+            if state == MORE:
+                continue
             now = loop.time()
             if now >= next_ping:
                 yield ": keep-alive\n\n"
                 next_ping = now + keepalive
             await _wait(wake, min(next_ping - now, poll_seconds()))
+
+
+class _GameReader:
+    """A game's events after ``after``, page by page; ``end`` once the game is over."""
+
+    def __init__(self, game_id: int, after: int) -> None:
+        self.game_id = game_id
+        self.after = after
+
+    async def read(self) -> tuple[list[str], str]:
+        page = await db_call(_event_page, self.game_id, self.after)
+        messages = []
+        for event in page["events"]:
+            messages.append(sse(EventOutput(event).data, event=event.type, event_id=event.seq))
+            self.after = event.seq
+        if page["has_more"]:
+            return messages, MORE
+        if page["status"] in OVER:
+            messages.append(sse({"seq": self.after, "status": page["status"]}, event="end"))
+            return messages, END
+        return messages, WAIT
 
 
 # -- the account stream -------------------------------------------------------
@@ -247,35 +272,33 @@ class AccountStreamApi(AsyncAPIView):
     async def get(self, request: Request) -> StreamingHttpResponse:
         user = request.user
         games = await db_call(_account_games, user, [])
-        return _stream_response(_account_stream(user, games))
+        snapshot = {"games": AccountGameOutput(games, many=True).data}
+        reader = _AccountReader(user, games)
+        return _stream_response(_sse_stream(snapshot, user_channel(user.pk), reader.read))
 
 
-async def _account_stream(user: Any, games: list[dict[str, Any]]) -> AsyncIterator[str]:
-    loop = asyncio.get_running_loop()
-    keepalive = settings.LIVE_KEEPALIVE_SECONDS
-    yield f"retry: {RETRY_MS}\n\n" + sse({"games": AccountGameOutput(games, many=True).data}, event="snapshot")
-    known = {g["game"]: g for g in games}
-    next_ping = loop.time() + keepalive
-    async with HUB.subscription([user_channel(user.pk)]) as wake:
-        while True:
-            wake.clear()
-            for row in await db_call(_account_games, user, list(known)):
-                before = known.get(row["game"])
-                if before is not None and before["seq"] == row["seq"]:
-                    continue
-                data, event_id = AccountGameOutput(row).data, f"{row['game']}.{row['seq']}"
-                if row["status"] in OVER:
-                    yield sse(data, event="game_over", event_id=event_id)
-                elif before is not None and before["status"] == GameStatus.OPEN and row["status"] == GameStatus.RUNNING:
-                    yield sse(data, event="game_started", event_id=event_id)
-                if row["your_turn"] and not (before and before["your_turn"] and before["seq"] == row["seq"]):
-                    yield sse(data, event="your_turn", event_id=event_id)
-                if row["status"] in OVER:
-                    known.pop(row["game"], None)
-                else:
-                    known[row["game"]] = row
-            now = loop.time()
-            if now >= next_ping:
-                yield ": keep-alive\n\n"
-                next_ping = now + keepalive
-            await _wait(wake, min(next_ping - now, poll_seconds()))
+class _AccountReader:
+    """What changed in the account's games since the last read: game_over,
+    game_started, your_turn. The stream never ends by itself."""
+
+    def __init__(self, user: Any, games: list[dict[str, Any]]) -> None:
+        self.user = user
+        self.known = {g["game"]: g for g in games}
+
+    async def read(self) -> tuple[list[str], str]:
+        messages = []
+        for row in await db_call(_account_games, self.user, list(self.known)):
+            before = self.known.get(row["game"])
+            if before is not None and before["seq"] == row["seq"]:
+                continue  # nothing happened in this game
+            data, event_id = AccountGameOutput(row).data, f"{row['game']}.{row['seq']}"
+            if row["status"] in OVER:
+                messages.append(sse(data, event="game_over", event_id=event_id))
+                self.known.pop(row["game"], None)
+                continue
+            if before is not None and before["status"] == GameStatus.OPEN and row["status"] == GameStatus.RUNNING:
+                messages.append(sse(data, event="game_started", event_id=event_id))
+            if row["your_turn"]:
+                messages.append(sse(data, event="your_turn", event_id=event_id))
+            self.known[row["game"]] = row
+        return messages, WAIT

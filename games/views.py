@@ -52,9 +52,9 @@ def _viewer(request: Request) -> Any:
     return request.user if request.user.is_authenticated else None
 
 
-def _game_body(game: Game, request: Request) -> dict[str, Any]:
-    view = selectors.game_view(game=selectors.game_get(game_id=game.pk), viewer=_viewer(request))
-    return GameOutput(view).data
+def game_body(game_id: int, viewer: Any) -> dict[str, Any]:
+    """The game as ``viewer`` (a user, or None) may see it, read fresh: the ``Game`` schema."""
+    return GameOutput(selectors.game_view(game=selectors.game_get(game_id=game_id), viewer=viewer)).data
 
 
 def _valid(serializer_class: type, data: Any) -> dict[str, Any]:
@@ -93,7 +93,7 @@ class GameListCreateApi(GenericAPIView):
             creator=request.user, ruleset=ruleset, turn_time_limit=data.get("turn_time_limit"),
             bot_delay_ms=data["bot_delay_ms"], seed=data.get("seed"), setup=data.get("setup"), sit=data["sit"],
         )
-        return Response(_game_body(game, request), status=status.HTTP_201_CREATED)
+        return Response(game_body(game.pk, _viewer(request)), status=status.HTTP_201_CREATED)
 
 
 class GameDetailApi(APIView):
@@ -101,8 +101,7 @@ class GameDetailApi(APIView):
 
     @extend_schema(operation_id="games_retrieve", summary="A game as you may see it", responses={200: GameOutput, **problem_responses("not_found")})
     def get(self, request: Request, game_id: int) -> Response:
-        game = selectors.game_get(game_id=game_id)
-        return Response(GameOutput(selectors.game_view(game=game, viewer=_viewer(request))).data)
+        return Response(game_body(game_id, _viewer(request)))
 
 
 class _GameActionApi(APIView):
@@ -117,7 +116,7 @@ class _GameActionApi(APIView):
     def post(self, request: Request, game_id: int) -> Response:
         data = _valid(self.input_class, request.data) if self.input_class else {}
         game = self.act(request, game_id, data)
-        return Response(_game_body(game, request))
+        return Response(game_body(game.pk, _viewer(request)))
 
 
 def _action_schema(operation_id: str, summary: str, request: Any, *codes: int) -> Any:
@@ -226,7 +225,7 @@ class GameMovesApi(APIView):
             result = services.move_submit(game_id=game_id, player=request.user, move=data, expected_seq=expected_seq, idempotency_key=key)
         except GameError as error:
             if error.code == "stale_seq":
-                error.extra["game"] = _game_body(selectors.game_get(game_id=game_id), request)
+                error.extra["game"] = game_body(game_id, request.user)
             raise
         body = MoveResultOutput({"move": result.move, "events": result.events,
                                  "game": selectors.game_view(game=selectors.game_get(game_id=game_id), viewer=request.user)}).data
