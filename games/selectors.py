@@ -127,8 +127,8 @@ def hand_detail(*, game: Game, number: int) -> dict[str, Any]:
     if not 1 <= number <= len(hands):
         raise GameError("not_found", f"Game {game.pk} has no hand {number} (yet).")
     hand = dict(hands[number - 1])
-    match = Match.from_dict(game.state)
-    hand["revealed_hands"] = match.rounds[number - 1]["hands"] if number <= len(match.rounds) else None
+    ended = game.state["rounds"]  # the stored summaries of the finished rounds, hands revealed
+    hand["revealed_hands"] = ended[number - 1]["hands"] if number <= len(ended) else None
     hand["moves"] = list(Move.objects.filter(game=game, round=number).select_related("actor").order_by("number"))
     return hand
 
