@@ -1,9 +1,12 @@
-"""OpenAPI components the serializers cannot express (the recursive layout tree),
-and nullable references written so that OpenAPI 3.0.3 validators accept null."""
+"""OpenAPI components the serializers cannot express (the recursive layout tree, one
+payload schema per event type), and nullable references written so that OpenAPI 3.0.3
+validators accept null."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from games.serializers import ALL_EVENT_TYPES
 
 LAYOUT_NODE = {
     "type": "object",
@@ -69,49 +72,42 @@ _STRS = {"type": "array", "items": _STR}
 _SEAT = {"type": "integer", "description": "A seat number."}
 _NULLABLE_INT = {"type": "integer", "nullable": True}
 
-# type -> (description, properties, required besides "type")
-EVENT_PAYLOADS: dict[str, tuple[str, dict[str, Any], list[str]]] = {
-    "game_created": ("The table was opened.", {"creator": _STR, "ruleset": {"type": "object"}, "practice": {"type": "boolean"}},
+# type -> (properties, required besides "type"); descriptions: games.serializers.ALL_EVENT_TYPES
+EVENT_PAYLOADS: dict[str, tuple[dict[str, Any], list[str]]] = {
+    "game_created": ({"creator": _STR, "ruleset": {"type": "object"}, "practice": {"type": "boolean"}},
                      ["creator", "ruleset", "practice"]),
-    "seat_taken": ("A player took a seat.", {"seat": _SEAT, "player": _STR, "is_bot": {"type": "boolean"}}, ["seat", "player"]),
-    "seat_left": ("A seat was emptied before the start (by its player, or by a moderator).",
-                  {"seat": _SEAT, "player": _STR, "moderator": {"type": "boolean"}, "note": _STR}, ["seat", "player"]),
-    "bot_added": ("The creator put a server bot in a seat.", {"seat": _SEAT, "strategy": _STR}, ["seat", "strategy"]),
-    "game_started": ("The creator started the game; round 1 follows.", {}, []),
-    "game_aborted": ("The game was aborted.", {"by": _STR, "moderator": {"type": "boolean"}, "reason": _STR},
+    "seat_taken": ({"seat": _SEAT, "player": _STR, "is_bot": {"type": "boolean"}}, ["seat", "player"]),
+    "seat_left": ({"seat": _SEAT, "player": _STR, "moderator": {"type": "boolean"}, "note": _STR}, ["seat", "player"]),
+    "bot_added": ({"seat": _SEAT, "strategy": _STR}, ["seat", "strategy"]),
+    "game_started": ({}, []),
+    "game_aborted": ({"by": _STR, "moderator": {"type": "boolean"}, "reason": _STR},
                      ["by", "moderator", "reason"]),
-    "seat_resigned": ("A player resigned; a server bot plays the seat.", {"seat": _SEAT, "player": _STR, "bot_strategy": _STR},
+    "seat_resigned": ({"seat": _SEAT, "player": _STR, "bot_strategy": _STR},
                       ["seat", "bot_strategy"]),
-    "turn_timed_out": ("The turn clock ran out; the server moves for the seat.", {"seat": _SEAT, "timeouts_in_row": _INT},
+    "turn_timed_out": ({"seat": _SEAT, "timeouts_in_row": _INT},
                        ["seat", "timeouts_in_row"]),
-    "seat_handed_to_bot": ("A server bot plays the seat (after timeouts, or by a moderator).",
-                           {"seat": _SEAT, "bot_strategy": _STR, "reason": {"type": "string", "enum": ["timeouts", "moderator"]},
+    "seat_handed_to_bot": ({"seat": _SEAT, "bot_strategy": _STR, "reason": {"type": "string", "enum": ["timeouts", "moderator"]},
                             "moderator": {"type": "boolean"}, "note": _STR}, ["seat", "bot_strategy", "reason"]),
-    "seat_returned": ("The player took the seat back from the bot.", {"seat": _SEAT, "player": _STR}, ["seat", "player"]),
-    "round_started": ("A round was dealt.", {"round": _INT, "starting_double": _TILE, "hand_sizes": _INTS, "boneyard_size": _INT},
+    "seat_returned": ({"seat": _SEAT, "player": _STR}, ["seat", "player"]),
+    "round_started": ({"round": _INT, "starting_double": _TILE, "hand_sizes": _INTS, "boneyard_size": _INT},
                       ["round", "starting_double", "hand_sizes", "boneyard_size"]),
-    "drew": ("A seat drew one tile (never which one).",
-             {"round": _INT, "seat": _SEAT, "boneyard_size": _INT,
+    "drew": ({"round": _INT, "seat": _SEAT, "boneyard_size": _INT,
               "for_starting_double": {"type": "boolean", "description": "Drawn while nobody held the starting double."}},
              ["round", "seat", "boneyard_size"]),
-    "spinner_placed": ("The starting double was placed (automatically) as the spinner.",
-                       {"round": _INT, "seat": _SEAT, "tile": _TILE, "arms": _STRS}, ["round", "seat", "tile", "arms"]),
-    "tile_played": ("A seat played a tile on an open end.",
-                    {"round": _INT, "seat": _SEAT, "tile": _TILE, "end": _STR, "outer": _INT, "new_ends": _STRS},
+    "spinner_placed": ({"round": _INT, "seat": _SEAT, "tile": _TILE, "arms": _STRS}, ["round", "seat", "tile", "arms"]),
+    "tile_played": ({"round": _INT, "seat": _SEAT, "tile": _TILE, "end": _STR, "outer": _INT, "new_ends": _STRS},
                     ["round", "seat", "tile", "end", "outer", "new_ends"]),
-    "spinner_completed": ("Every arm of the spinner is filled.", {"round": _INT, "seat": _SEAT}, ["round", "seat"]),
-    "foot_opened": ("A double opened a chicken foot; its toes come first.",
-                    {"round": _INT, "seat": _SEAT, "double": _TILE, "toes": _STRS}, ["round", "seat", "double", "toes"]),
-    "foot_completed": ("The chicken foot has its three toes.", {"round": _INT, "seat": _SEAT}, ["round", "seat"]),
-    "passed": ("A seat passed.", {"round": _INT, "seat": _SEAT,
+    "spinner_completed": ({"round": _INT, "seat": _SEAT}, ["round", "seat"]),
+    "foot_opened": ({"round": _INT, "seat": _SEAT, "double": _TILE, "toes": _STRS}, ["round", "seat", "double", "toes"]),
+    "foot_completed": ({"round": _INT, "seat": _SEAT}, ["round", "seat"]),
+    "passed": ({"round": _INT, "seat": _SEAT,
                                   "reason": {"type": "string", "enum": ["no_play", "drawn_tile_unplayable", "declined_drawn_tile"]}},
                ["round", "seat", "reason"]),
-    "round_ended": ("A round ended: every hand revealed, the scores.",
-                    {"round": _INT, "number": _INT, "starting_double": _TILE, "starter": _SEAT,
+    "round_ended": ({"round": _INT, "number": _INT, "starting_double": _TILE, "starter": _SEAT,
                      "reason": {"type": "string", "enum": ["domino", "blocked"]}, "went_out": _NULLABLE_INT,
                      "hands": {"type": "array", "items": _STRS}, "scores": _INTS, "totals": _INTS},
                     ["round", "number", "reason", "hands", "scores", "totals"]),
-    "match_ended": ("The match ended.", {"round": _INT, "totals": _INTS, "winners": _INTS,
+    "match_ended": ({"round": _INT, "totals": _INTS, "winners": _INTS,
                                          "tie_break": {"type": "string", "enum": ["lowest_total", "most_zero_rounds",
                                                                                   "lowest_nonzero_round", "shared"]},
                                          "seed": _INT},
@@ -125,10 +121,10 @@ def _component_name(event_type: str) -> str:
 
 def _event_components() -> dict[str, Any]:
     components: dict[str, Any] = {}
-    for event_type, (description, properties, required) in EVENT_PAYLOADS.items():
+    for event_type, (properties, required) in EVENT_PAYLOADS.items():
         components[_component_name(event_type)] = {
             "type": "object",
-            "description": description,
+            "description": ALL_EVENT_TYPES[event_type],
             "properties": {"type": {"type": "string", "enum": [event_type]}, **properties},
             "required": ["type", *required],
             "additionalProperties": True,  # clients must ignore fields they do not know
