@@ -6,7 +6,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.integration.workers import ROOT, test_database_url
+from tests.integration.workers import ROOT, stop_process_group, test_database_url
 
 READY_TIMEOUT_SECONDS = 30
 
@@ -70,13 +69,7 @@ class WebServer:
         return response.status, json.loads(data) if data else None
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(10)
+        stop_process_group(self.process, grace=10)
         self._log.close()
 
 

@@ -24,6 +24,17 @@ ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_SECONDS = 30
 
 
+def stop_process_group(process: subprocess.Popen[bytes], *, grace: float) -> None:
+    """SIGTERM a child's process group; SIGKILL it if it has not ended after ``grace`` seconds."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
+
+
 def test_database_url() -> str:
     """The URL of the database this test session runs on (the ``test_`` one)."""
     s = connection.settings_dict
@@ -78,13 +89,7 @@ class Worker:
         self._log.close()
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(10)
+        stop_process_group(self.process, grace=15)
         self._log.close()
 
 
