@@ -16,7 +16,7 @@ from typing import Any
 
 from .errors import RuleError
 from .moves import end_text
-from .tiles import Tile, tile_text
+from .tiles import Tile, parse_tile, tile_text
 
 TOES = 3
 
@@ -158,8 +158,6 @@ class Layout:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Layout:
-        from .tiles import parse_tile
-
         layout = cls()
         for text, outer, seat, on, kind, children in data["nodes"]:
             high, low = parse_tile(text)
