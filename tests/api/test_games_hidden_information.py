@@ -179,8 +179,9 @@ def test_no_answer_shows_a_hidden_tile(make_table, people, api_client, monkeypat
 def test_the_scan_catches_a_leak(make_table):
     """The scan itself: another seat's tile, the boneyard, an unplayed tile in a
     current-round event, or a drew event naming its tile are caught."""
-    table = make_table(2, rounds=2)
+    table = make_table(2, rounds=2, seed=7)  # a fixed deal: some seeds draw the boneyard dry finding the spinner
     state = table.game().state
+    assert state["boneyard"], "the fixed deal must leave tiles in the boneyard"
     other, boneyard = state["hands"][0][0], state["boneyard"][0]
     allowed = visible_tiles(state, 1)
     assert leaks({"you": {"hand": state["hands"][1]}}, allowed, 1) == []
