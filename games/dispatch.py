@@ -30,6 +30,7 @@ class FollowUp:
     bot_turn: bool
     bot_delay_ms: int
     deadline: datetime | None
+    user_ids: tuple[int, ...] | None = None  # the seated accounts; None: look them up
 
 
 def after_commit(plan: FollowUp) -> None:
@@ -39,7 +40,9 @@ def after_commit(plan: FollowUp) -> None:
     from games.tasks import turn_timeout
 
     try:
-        players = Seat.objects.filter(game_id=plan.game_id, player__isnull=False).values_list("player_id", flat=True)
+        players = plan.user_ids
+        if players is None:
+            players = Seat.objects.filter(game_id=plan.game_id, player__isnull=False).values_list("player_id", flat=True)
         live.publish(game_id=plan.game_id, seq=plan.seq, user_ids=list(players))
     except Exception:  # waiters re-read the database: a lost notice only delays them
         log.exception("could not publish game %s seq %s", plan.game_id, plan.seq)

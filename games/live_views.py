@@ -29,7 +29,7 @@ from rest_framework.response import Response
 
 from core.async_views import AsyncAPIView, db_call
 from core.schema import problem_responses
-from games import selectors
+from games import output, selectors
 from games.errors import GameError
 from games.live import HUB, game_channel, poll_seconds, user_channel
 from games.models import Game, GameStatus
@@ -115,7 +115,7 @@ class GameEventsApi(AsyncAPIView):
         page = await db_call(_event_page, game_id, after)
         if not page["events"] and wait > 0 and page["status"] not in OVER:
             page = await wait_for_events(game_id, after, wait)
-        return Response(EventPageOutput(page).data)
+        return Response(output.event_page_output(page))
 
 
 LAST_EVENT_ID = OpenApiParameter(
@@ -215,7 +215,7 @@ class _GameReader:
         page = await db_call(_event_page, self.game_id, self.after)
         messages = []
         for event in page["events"]:
-            messages.append(sse(EventOutput(event).data, event=event.type, event_id=event.seq))
+            messages.append(sse(output.event_output(event), event=event.type, event_id=event.seq))
             self.after = event.seq
         if page["has_more"]:
             return messages, MORE

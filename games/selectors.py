@@ -7,6 +7,7 @@ outside practice games) the seed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,10 +40,10 @@ def game_get(*, game_id: int) -> Game:
     return game
 
 
-def seat_of(game: Game, user: User | None) -> Seat | None:
+def seat_of(seats: Iterable[Seat], user: User | None) -> Seat | None:
     if user is None or not user.is_authenticated:
         return None
-    return next((s for s in game.seats.all() if s.player_id == user.pk), None)
+    return next((s for s in seats if s.player_id == user.pk), None)
 
 
 def seed_visible(game: Game) -> bool:
@@ -60,20 +61,23 @@ class GameView:
     seed: int | None
 
 
-def game_view(*, game: Game, viewer: User | None) -> GameView:
-    seats = list(game.seats.all())
+def game_view(*, game: Game, viewer: User | None, seats: list[Seat] | None = None, match: Match | None = None) -> GameView:
+    """``seats`` (in seat order, players loaded) and ``match`` (the engine state):
+    when the caller has them, else read from ``game``."""
+    seats = list(game.seats.all()) if seats is None else seats
     state = you = None
-    match = Match.from_dict(game.state) if game.state else None
+    if match is None and game.state:
+        match = Match.from_dict(game.state)
     if match is not None:
         state = engine.public_view(match)
         if not seed_visible(game) and state.get("result"):
             state["result"]["seed"] = None  # pragma: no cover - a finished game always shows its seed
-    seat = seat_of(game, viewer)
+    seat = seat_of(seats, viewer)
     if seat is not None:
         you = {"seat": seat.number, "resigned": seat.resigned, "hand": None, "drawn_tile": None, "legal_moves": [],
                "your_turn": False, "turn_deadline": None}
         if match is not None:
-            private = engine.seat_view(match, seat.number)
+            private = engine.private_view(match, seat.number)
             # A seat a server bot plays (resigned, away) is not the player's to move:
             # offering moves the server would refuse (seat_resigned, seat_away) misleads.
             playing = game.status == GameStatus.RUNNING and not seat.bot_controlled

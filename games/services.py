@@ -37,13 +37,18 @@ class MoveResult:
     move: Move
     events: list[Event]
     replayed: bool = False  # an Idempotency-Key retry: the first answer, not a second move
+    # The game as the move left it, for the answer without reading it again:
+    # its seats (players loaded) and engine state. None on a replay.
+    seats: list[Seat] | None = None
+    match: Match | None = None
 
 
 # -- helpers ------------------------------------------------------------------
 
 def _locked(game_id: int) -> Game:
+    """The game row, locked until the transaction ends (its creator read along, unlocked)."""
     try:
-        return Game.objects.select_for_update().get(pk=game_id)
+        return Game.objects.select_related("creator").select_for_update(of=("self",)).get(pk=game_id)
     except Game.DoesNotExist:
         raise GameError("not_found", f"There is no game {game_id}.") from None
 
@@ -56,13 +61,15 @@ def _append_events(game: Game, payloads: list[dict[str, Any]]) -> list[Event]:
     return Event.objects.bulk_create(rows)
 
 
-def _publish_on_commit(game: Game, *, bot_turn: bool = False) -> None:
+def _publish_on_commit(game: Game, *, bot_turn: bool = False, seats: list[Seat] | None = None) -> None:
     """After commit: tell listeners and schedule the follow-up work (the next bot
-    turn, the turn clock). Tasks carry the seq they expect and re-check it."""
+    turn, the turn clock). Tasks carry the seq they expect and re-check it.
+    ``seats``: the game's seats when the caller has them (whose accounts to tell)."""
     from games import dispatch  # late import: dispatch reaches Celery and Redis
 
     plan = dispatch.FollowUp(
-        game_id=game.pk, seq=game.seq, bot_turn=bot_turn, bot_delay_ms=game.bot_delay_ms, deadline=game.turn_deadline
+        game_id=game.pk, seq=game.seq, bot_turn=bot_turn, bot_delay_ms=game.bot_delay_ms, deadline=game.turn_deadline,
+        user_ids=None if seats is None else tuple(seat.player_id for seat in seats if seat.player_id is not None),
     )
     transaction.on_commit(lambda: dispatch.after_commit(plan))
 
@@ -300,8 +307,8 @@ def _record(
     events, bot_turn = _store_match(game, match, payloads, seats)
     game.last_move_at = timezone.now()
     game.save()
-    _publish_on_commit(game, bot_turn=bot_turn)
-    return MoveResult(game=game, move=row, events=events)
+    _publish_on_commit(game, bot_turn=bot_turn, seats=seats)
+    return MoveResult(game=game, move=row, events=events, seats=seats, match=match)
 
 
 def _replay_idempotent(game: Game, actor: User, key: str, move: dict[str, Any]) -> MoveResult | None:
@@ -345,7 +352,7 @@ def move_submit(
             if replay is not None:
                 return replay
         _require_status(game, GameStatus.RUNNING)
-        seats = list(game.seats.all())
+        seats = list(game.seats.select_related("player"))  # with the players: the answer shows them
         seat = next((s for s in seats if s.player_id == player.pk), None)
         if seat is None:
             raise GameError("not_seated", "You have no seat at this game.")

@@ -14,7 +14,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from core.schema import problem_responses
-from games import selectors, services
+from games import output, selectors, services
 from games.errors import GameError
 from games.models import Game
 from games.serializers import (
@@ -54,7 +54,7 @@ def _viewer(request: Request) -> Any:
 
 def game_body(game_id: int, viewer: Any) -> dict[str, Any]:
     """The game as ``viewer`` (a user, or None) may see it, read fresh: the ``Game`` schema."""
-    return GameOutput(selectors.game_view(game=selectors.game_get(game_id=game_id), viewer=viewer)).data
+    return output.game_output(selectors.game_view(game=selectors.game_get(game_id=game_id), viewer=viewer))
 
 
 def _valid(serializer_class: type, data: Any) -> dict[str, Any]:
@@ -80,7 +80,7 @@ class GameListCreateApi(GenericAPIView):
             raise GameError("not_authenticated", "Log in to list your own games.")
         games = selectors.game_list(status=query.get("status"), mine_of=request.user if query["mine"] else None)
         page = self.paginate_queryset(games)
-        return self.get_paginated_response(GameSummaryOutput(page, many=True).data)
+        return self.get_paginated_response([output.game_summary_output(game) for game in page])
 
     @extend_schema(
         operation_id="games_create", summary="Open a table",
@@ -227,8 +227,12 @@ class GameMovesApi(APIView):
             if error.code == "stale_seq":
                 error.extra["game"] = game_body(game_id, request.user)
             raise
-        body = MoveResultOutput({"move": result.move, "events": result.events,
-                                 "game": selectors.game_view(game=selectors.game_get(game_id=game_id), viewer=request.user)}).data
+        if result.replayed:  # the first answer's move and events, the game as it is now
+            view = selectors.game_view(game=selectors.game_get(game_id=game_id), viewer=request.user)
+        else:  # the game as this move left it, from the rows the move locked
+            view = selectors.game_view(game=result.game, viewer=request.user, seats=result.seats, match=result.match)
+        body = {"move": output.move_output(result.move), "events": [output.event_output(e) for e in result.events],
+                "game": output.game_output(view)}
         if result.replayed:
             return Response(body, status=status.HTTP_200_OK, headers={"Idempotent-Replayed": "true"})
         return Response(body, status=status.HTTP_201_CREATED)

@@ -29,7 +29,7 @@ from .match import BLOCKED, DOMINO, ENDED, PLAYING, TIE_BREAKS, Match, Setup, de
 from .moves import DRAW, PASS, PLAY, Move
 from .ruleset import MAX_PLAYERS, SET_SIZES, Ruleset, default_hand_size
 from .tiles import Tile, full_set, parse_tile, tile_points, tile_text
-from .views import full_view, public_view, seat_view
+from .views import full_view, private_view, public_view, seat_view
 
 EVENT_TYPES: dict[str, str] = {
     "round_started": "A round was dealt: its starting double, hand sizes, boneyard size.",
@@ -47,6 +47,6 @@ EVENT_TYPES: dict[str, str] = {
 __all__ = [
     "BLOCKED", "DOMINO", "DRAW", "ENDED", "EVENT_TYPES", "MAX_PLAYERS", "PASS", "PLAY", "PLAYING", "RULE_CODES",
     "SETUP_CODES", "SET_SIZES", "TIE_BREAKS", "EngineError", "Match", "Move", "RuleError", "Ruleset", "RulesetError",
-    "Setup", "Tile", "decide_winners", "default_hand_size", "full_set", "full_view", "parse_tile", "public_view",
+    "Setup", "Tile", "decide_winners", "default_hand_size", "full_set", "full_view", "parse_tile", "private_view", "public_view",
     "seat_view", "tile_points", "tile_text",
 ]

@@ -44,14 +44,19 @@ def public_view(match: Match) -> dict[str, Any]:
     return view
 
 
+def private_view(match: Match, seat: int) -> dict[str, Any]:
+    """What only ``seat`` may see: its hand, the playable tile it drew, its legal moves."""
+    return {
+        "seat": seat,
+        "hand": [tile_text(t) for t in match.hands[seat]],
+        "drawn_tile": tile_text(match.drawn) if match.drawn is not None and match.turn == seat else None,
+        "legal_moves": [m.to_dict() for m in match.legal_moves(seat)],
+    }
+
+
 def seat_view(match: Match, seat: int) -> dict[str, Any]:
     """The view of ``seat``: the public view plus its own hand and legal moves."""
-    view = public_view(match)
-    view["seat"] = seat
-    view["hand"] = [tile_text(t) for t in match.hands[seat]]
-    view["drawn_tile"] = tile_text(match.drawn) if match.drawn is not None and match.turn == seat else None
-    view["legal_moves"] = [m.to_dict() for m in match.legal_moves(seat)]
-    return view
+    return {**public_view(match), **private_view(match, seat)}
 
 
 def full_view(match: Match) -> dict[str, Any]:

@@ -30,12 +30,13 @@ def test_redis_answers_and_serves_as_a_cache(redis_url):
 @pytest.mark.redis
 def test_cache_objects_share_one_redis_pool_per_process(redis_url):
     """Under ASGI each request gets its own cache object; they must not each open
-    a Redis connection pool of their own."""
+    a Redis connection pool of their own (nor make a client per call)."""
     from core.cache import SharedPoolRedisCache
 
     first = SharedPoolRedisCache(redis_url, {"KEY_PREFIX": "cf-test"})
     second = SharedPoolRedisCache(redis_url, {"KEY_PREFIX": "cf-test"})
     first.set("shared", 1, timeout=5)
     assert second.get("shared") == 1
-    assert first._cache._get_connection_pool(True) is second._cache._get_connection_pool(True)
+    client = first._cache.get_client(write=True)
+    assert client is second._cache.get_client(write=True) is second._cache.get_client(write=False)
     first.delete("shared")
