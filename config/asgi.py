@@ -1,4 +1,4 @@
-"""ASGI entry point (uvicorn ``config.asgi:application``).
+"""ASGI entry point (``config.asgi:application``).
 
 Two ways into one Django project, chosen by path:
 
@@ -6,12 +6,15 @@ Two ways into one Django project, chosen by path:
   (``.../events/?wait=``) - go to Django's ASGI handler: they are coroutines
   that hold no thread while they wait.
 * Everything else (the REST API, the admin, the docs) goes to Django's WSGI
-  handler on a fixed pool of ``WSGI_THREADS`` threads (default 4) per process,
+  handler on a fixed pool of ``WSGI_THREADS`` threads (default 2) per process,
   as a threaded WSGI server would serve it: no thread is started per request.
-  Measured with ``manage.py loadtest`` (16 clients, 2 processes): 66 moves/s,
-  p99 248 ms, 22.6 ms of server CPU per move, against 50 moves/s, p99 335 ms
-  and 29.7 ms through the ASGI handler, which runs every sync view in a thread
-  of its own.
+  Measured with ``manage.py loadtest`` (16 clients, 2 uvicorn processes): 66
+  moves/s and 22.6 ms of server CPU per move, against 50 moves/s and 29.7 ms
+  through the ASGI handler, which runs every sync view in a thread of its own.
+  Two threads rather than four: with the CPU busy, more threads per process only
+  queue on the GIL (3 processes: 169 against 123 moves/s, p99 133 against 187 ms).
+
+Web processes run under gunicorn (``config/gunicorn.conf.py``).
 """
 
 import os
@@ -24,7 +27,7 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 asgi_app = get_asgi_application()
-wsgi_app = WSGIMiddleware(get_wsgi_application(), workers=int(os.environ.get("WSGI_THREADS", "4")))
+wsgi_app = WSGIMiddleware(get_wsgi_application(), workers=int(os.environ.get("WSGI_THREADS", "2")))
 
 
 def waits(scope: dict[str, Any]) -> bool:

@@ -12,7 +12,7 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 | ALLOWED_HOSTS        | localhost,127.0.0.1,[::1] while DEBUG |
 | CSRF_TRUSTED_ORIGINS | (none)                                |
 | DATABASE_URL         | sqlite:///<repo>/db.sqlite3           |
-| DB_POOL              | false; true in web processes (ASGI)   |
+| DB_POOL              | false; true in web processes          |
 | DB_POOL_MIN/MAX      | 2 / 16 connections per process        |
 | CONN_MAX_AGE         | 60 (PostgreSQL with DB_POOL=false)    |
 | REDIS_URL            | (empty: no Redis)                     |
@@ -22,6 +22,10 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 | PAGE_SIZE            | 50                                    |
 | SERVE_STATIC         | true                                  |
 | LOG_LEVEL            | INFO                                  |
+
+Read by the web server, not here: WEB_CONCURRENCY (3 processes), PORT (8000),
+WEB_KEEPALIVE (5 s) in ``config/gunicorn.conf.py``; WSGI_THREADS (2 per
+process) in ``config/asgi.py``.
 """
 
 from pathlib import Path
@@ -100,9 +104,9 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Reusing connections is measured 2.5x faster than a connection per request.
-    # Web processes (ASGI) run every request in a thread of its own, where
-    # "persistent" per-thread connections are never reused: they need a
-    # process-wide pool (DB_POOL=true, as the Procfile's web line sets). Workers
+    # Web processes serve waiting requests as coroutines (whose database calls
+    # run in passing threads) and the rest on a thread pool: they share a
+    # process-wide pool (DB_POOL=true, set by config/gunicorn.conf.py). Workers
     # are long-lived sync processes - and prefork children must not inherit a
     # pool's connections and threads - so they keep persistent connections.
     if env.bool("DB_POOL", default=False):

@@ -15,14 +15,16 @@ A move's answer holds the mover's view (``you.legal_moves``, ``game.seq``), so a
 client that keeps the turn (it drew a playable tile) moves again without a GET.
 How a client learns that the opponent has moved is ``follow``:
 
-* ``notify`` (default): the partner thread, which just made that move, tells it
-  in-process (standing in for a live-update channel, measured on its own by the
-  idle streams); it then GETs the game for its legal moves. One GET per turn
-  change: the least a client that does not know the rules needs.
-* ``local``: told in-process as above, with the mover's public state (open ends,
-  boneyard size); the client works out a legal move from its own hand itself,
-  like a bot that knows the rules: no GET except at a round's start. The upper
-  bound: nothing but moves.
+* ``local`` (default): the partner thread, which just made that move, tells it
+  in-process with the mover's public state (open ends, boneyard size) - standing
+  in for the live channel a client would hold, whose cost with hundreds of
+  clients is measured on its own by the idle streams. The client works out a
+  legal move from its own hand, like a bot that knows the rules: no GET except
+  at a round's start, so the server sees moves and nothing else - the load the
+  speed target is about.
+* ``notify``: told in-process as above, but the client then GETs the game for
+  its legal moves: one GET per turn change, the least a client that does not
+  know the rules needs.
 * ``poll``: nothing in-process; a client without a turn GETs its games every
   ``poll_interval`` seconds.
 * ``longpoll``: nothing in-process; a client without a turn waits on
@@ -61,7 +63,7 @@ from urllib.parse import urlsplit
 
 API = "/api/v1"
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
-FOLLOW_MODES = ("notify", "local", "poll", "longpoll")
+FOLLOW_MODES = ("local", "notify", "poll", "longpoll")
 IDLE_MODES = ("sse", "longpoll")
 PASSWORD = "load-test passphrase 7391"
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/chickenfoot"
@@ -80,7 +82,7 @@ class Options:
     duration: float = 30.0
     warmup: float = 5.0
     games_per_pair: int = 2
-    follow: str = "notify"
+    follow: str = "local"
     poll_interval: float = 0.05
     set_max: int = 9
     idle_streams: int = 0
@@ -163,7 +165,7 @@ class Http:
     broken connection answers status 0 after reconnecting (a POST is never
     re-sent: the server may have got it). A connection idle for longer than
     ``IDLE_SECONDS`` is replaced first: servers close idle keep-alive connections
-    (uvicorn after 5 s), and a POST sent just then would be lost."""
+    (ours after 5 s: keepalive in config/gunicorn.conf.py), and a POST sent just then would be lost."""
 
     IDLE_SECONDS = 3.0
 
@@ -800,9 +802,10 @@ def _parallel(calls: list[Callable[[], None]]) -> None:
 # -- a production-style server (--spawn) -------------------------------------------
 
 @contextmanager
-def spawned_server(url: str, *, web_workers: int = 2, base_dir: Path, log_dir: Path,
+def spawned_server(url: str, *, web_workers: int = 3, base_dir: Path, log_dir: Path,
                    out: Callable[[str], None] = print) -> Iterator[list[int]]:
-    """uvicorn with ``web_workers`` processes and one Celery worker, DEBUG off,
+    """The Procfile's web server (gunicorn with ``config/gunicorn.conf.py``) with
+    ``web_workers`` processes, and one Celery worker, DEBUG off,
     on ``DATABASE_URL`` / ``REDIS_URL`` (or local defaults); migrates first; stops
     both at the end. Yields their pids."""
     host, port = parse_url(url)
@@ -824,19 +827,18 @@ def spawned_server(url: str, *, web_workers: int = 2, base_dir: Path, log_dir: P
     processes: list[subprocess.Popen[bytes]] = []
     try:
         for name, command in (
-            ("web", [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port),
-                     "--workers", str(web_workers), "--no-access-log", "--log-level", "warning"]),
+            ("web", [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py", "--bind", f"{host}:{port}",
+                     "--workers", str(web_workers), "--log-level", "warning"]),
             ("worker", [sys.executable, "-m", "celery", "-A", "config", "worker", "-c", "1", "-l", "warning",
                         "--without-gossip", "--without-mingle", "--without-heartbeat"]),
         ):
             log = open(log_dir / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
-            # Web processes take the connection pool, as in the Procfile; the worker does not.
-            process_env = {**env, "DB_POOL": "true"} if name == "web" else env
-            processes.append(subprocess.Popen(command, cwd=base_dir, env=process_env, stdout=log, stderr=subprocess.STDOUT,
+            # The web processes take a connection pool (gunicorn.conf.py); the worker does not.
+            processes.append(subprocess.Popen(command, cwd=base_dir, env=env, stdout=log, stderr=subprocess.STDOUT,
                                               start_new_session=True))
             log.close()
         _wait_until_serving(host, port, processes[0], log_dir / "web.log")
-        out(f"spawn: uvicorn ({web_workers} workers, pid {processes[0].pid}) and a Celery worker (pid {processes[1].pid}) "
+        out(f"spawn: gunicorn ({web_workers} workers, pid {processes[0].pid}) and a Celery worker (pid {processes[1].pid}) "
             f"on {url}; logs in {log_dir}")
         yield [process.pid for process in processes]
     finally:

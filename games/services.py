@@ -29,6 +29,8 @@ FALLBACK_STRATEGY = "greedy"  # plays for an absent player: draw/pass when that 
 AWAY_AFTER_TIMEOUTS = 3
 MAX_TURN_TIME_LIMIT = 24 * 3600
 MAX_BOT_DELAY_MS = 10_000
+# What a move changes on the game row (``_record``, ``_store_match``, ``_set_turn``).
+MOVE_FIELDS = ["state", "seq", "status", "finished_at", "result", "turn_seat", "turn_deadline", "last_move_at"]
 
 
 @dataclass
@@ -306,7 +308,7 @@ def _record(
     )
     events, bot_turn = _store_match(game, match, payloads, seats)
     game.last_move_at = timezone.now()
-    game.save()
+    game.save(update_fields=MOVE_FIELDS)
     _publish_on_commit(game, bot_turn=bot_turn, seats=seats)
     return MoveResult(game=game, move=row, events=events, seats=seats, match=match)
 

@@ -9,12 +9,12 @@ from players.tokens import token_digest
 
 
 def token_get_active(*, secret: str) -> ApiToken | None:
-    """The unrevoked token with this secret, with its user (one query)."""
-    return (
-        ApiToken.objects.select_related("user")
-        .filter(digest=token_digest(secret), revoked_at__isnull=True)
-        .first()
-    )
+    """The unrevoked token with this secret, with its user (one query: runs on
+    every request, so ``get`` on the unique digest, without ``first``'s ordering)."""
+    try:
+        return ApiToken.objects.select_related("user").get(digest=token_digest(secret), revoked_at__isnull=True)
+    except ApiToken.DoesNotExist:
+        return None
 
 
 def token_list_active(*, user: User) -> QuerySet[ApiToken]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 from django.conf import settings
 from django.db import connection
@@ -40,3 +43,30 @@ def test_cache_objects_share_one_redis_pool_per_process(redis_url):
     client = first._cache.get_client(write=True)
     assert client is second._cache.get_client(write=True) is second._cache.get_client(write=False)
     first.delete("shared")
+
+
+def listening_sockets(port: int) -> int:
+    """How many sockets listen on 127.0.0.1:``port`` (from Linux's /proc/net/tcp)."""
+    rows = [line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:]]
+    return sum(1 for row in rows if row[1] == f"0100007F:{port:04X}" and row[3] == "0A")
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="counts listening sockets in Linux's /proc/net/tcp")
+def test_each_web_worker_listens_on_a_socket_of_its_own(tmp_path):
+    """The deployment's web server (the Procfile's gunicorn command): each worker
+    binds its own socket, so the kernel spreads connections over the workers
+    instead of the busiest one winning every accept."""
+    from tests.integration.web import WebServer
+
+    server = WebServer(tmp_path / "web.log", redis_url=None, workers=3)
+    try:
+        deadline = time.monotonic() + 20  # the first worker answers before the others have bound
+        while listening_sockets(server.port) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert listening_sockets(server.port) == 3
+        statuses = [server.request("GET", "/api/v1/bots/")[0] for _ in range(12)]  # a new connection each
+        assert statuses == [200] * 12
+    finally:
+        server.stop()

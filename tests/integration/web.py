@@ -1,4 +1,5 @@
-"""A real ASGI web process (uvicorn) for integration tests, on the test database,
+"""A real web server (the Procfile's: gunicorn running uvicorn workers) for
+integration tests, on the test database,
 and a minimal Server-Sent Events client that reads it line by line."""
 
 from __future__ import annotations
@@ -27,19 +28,20 @@ def free_port() -> int:
 
 
 class WebServer:
-    def __init__(self, log_path: Path, *, redis_url: str | None, env: dict[str, str] | None = None) -> None:
+    def __init__(self, log_path: Path, *, redis_url: str | None, env: dict[str, str] | None = None, workers: int = 1) -> None:
         self.port = free_port()
         self.log_path = log_path
         environ = {**os.environ, "DATABASE_URL": test_database_url(), "DJANGO_SETTINGS_MODULE": "config.settings",
                    "ALLOWED_HOSTS": "127.0.0.1,localhost",
-                   "DB_POOL": "true", **(env or {})}  # as the Procfile's web processes
+                   **(env or {})}
         environ.pop("REDIS_URL", None)
         if redis_url:
             environ["REDIS_URL"] = redis_url
         self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(self.port),
-             "--log-level", "warning"],
+            # The Procfile's web command: gunicorn with the deployment's config.
+            [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py", "--bind", f"127.0.0.1:{self.port}",
+             "--workers", str(workers), "--log-level", "warning"],
             cwd=ROOT, env=environ, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         self._wait_ready()

@@ -42,11 +42,11 @@ class Command(BaseCommand):
                             help="Idle tables the streams are spread over (default %(default)s).")
         parser.add_argument("--seed", type=int, default=None, help="Seed the clients' move choices.")
         parser.add_argument("--spawn", action="store_true",
-                            help="Start a production-style server first (uvicorn workers + a Celery worker, DEBUG off, "
+                            help="Start a production-style server first (the Procfile's gunicorn web workers + a Celery worker, DEBUG off, "
                                  "DATABASE_URL/REDIS_URL or local PostgreSQL/Redis; migrates) and stop it at the end.")
         parser.add_argument("--server-pid", type=int, action="append", default=[],
                             help="A server process (its children too) whose CPU time to report per move; repeatable.")
-        parser.add_argument("--web-workers", type=int, default=2, help="uvicorn workers with --spawn (default %(default)s).")
+        parser.add_argument("--web-workers", type=int, default=3, help="Web worker processes with --spawn (default %(default)s).")
 
     def handle(self, *args: Any, **options: Any) -> None:
         config = Options(

@@ -1,0 +1,34 @@
+"""gunicorn settings for the web processes: ``gunicorn -c config/gunicorn.conf.py``
+(the Procfile's ``web``; ``manage.py loadtest --spawn`` serves with it too).
+
+gunicorn supervises ``WEB_CONCURRENCY`` workers (default 3), each an asyncio
+loop running ``config.asgi`` (uvicorn's worker, with httptools and uvloop):
+requests that wait (streams, long-polls) are coroutines, the rest run on a small
+thread pool (``WSGI_THREADS``, see ``config/asgi.py``).
+
+``reuse_port``: each worker listens on a socket of its own and the kernel spreads
+new connections over them. With one shared socket (``uvicorn --workers``, or
+gunicorn without it) the worker that is already busy keeps winning the race to
+accept: measured, 14 of the load test's 16 keep-alive connections landed on one
+of two workers, whose single core then capped the whole server (116 moves/s,
+against 177 with this file; see the README's load test).
+"""
+
+import os
+
+wsgi_app = "config.asgi:application"
+bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
+workers = int(os.environ.get("WEB_CONCURRENCY", "3"))
+worker_class = "uvicorn_worker.UvicornWorker"
+reuse_port = True
+# Idle keep-alive connections are closed after this many seconds (clients that
+# poll more slowly reconnect). gunicorn's default, 2, is shorter than most
+# clients' reuse window.
+keepalive = int(os.environ.get("WEB_KEEPALIVE", "5"))
+# Streams stay open for as long as their clients like: give them this long to
+# finish on shutdown, then close them (clients resume from Last-Event-ID).
+graceful_timeout = 10
+loglevel = os.environ.get("LOG_LEVEL", "info").lower()
+
+# Web processes keep a PostgreSQL connection pool per process (config/settings.py).
+os.environ.setdefault("DB_POOL", "true")
