@@ -1,7 +1,7 @@
 """gunicorn settings for the web processes: ``gunicorn -c config/gunicorn.conf.py``
 (the Procfile's ``web``; ``manage.py loadtest --spawn`` serves with it too).
 
-gunicorn supervises ``WEB_CONCURRENCY`` workers (default 3), each an asyncio
+gunicorn supervises ``WEB_CONCURRENCY`` workers (default 4), each an asyncio
 loop running ``config.asgi`` (uvicorn's worker, with httptools and uvloop):
 requests that wait (streams, long-polls) are coroutines, the rest run on a small
 thread pool (``WSGI_THREADS``, see ``config/asgi.py``).
@@ -11,14 +11,17 @@ new connections over them. With one shared socket (``uvicorn --workers``, or
 gunicorn without it) the worker that is already busy keeps winning the race to
 accept: measured, 14 of the load test's 16 keep-alive connections landed on one
 of two workers, whose single core then capped the whole server (116 moves/s,
-against 177 with this file; see the README's load test).
+against 180 with this file; see the README's load test).
 """
 
 import os
 
 wsgi_app = "config.asgi:application"
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
-workers = int(os.environ.get("WEB_CONCURRENCY", "3"))
+# 4 on 2 cores: each worker is one core at most (the GIL), and with keep-alive
+# connections spread by hash a worker may get several times its share; with 3,
+# a 2/4/10 split left the machine 10% idle (162 moves/s against 186 balanced).
+workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
 worker_class = "uvicorn_worker.UvicornWorker"
 reuse_port = True
 # Idle keep-alive connections are closed after this many seconds (clients that

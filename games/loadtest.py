@@ -802,7 +802,7 @@ def _parallel(calls: list[Callable[[], None]]) -> None:
 # -- a production-style server (--spawn) -------------------------------------------
 
 @contextmanager
-def spawned_server(url: str, *, web_workers: int = 3, base_dir: Path, log_dir: Path,
+def spawned_server(url: str, *, web_workers: int = 4, base_dir: Path, log_dir: Path,
                    out: Callable[[str], None] = print) -> Iterator[list[int]]:
     """The Procfile's web server (gunicorn with ``config/gunicorn.conf.py``) with
     ``web_workers`` processes, and one Celery worker, DEBUG off,
@@ -817,6 +817,11 @@ def spawned_server(url: str, *, web_workers: int = 3, base_dir: Path, log_dir: P
         DATABASE_URL=env.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
         REDIS_URL=env.get("REDIS_URL") or DEFAULT_REDIS_URL,
         LOG_LEVEL=env.get("LOG_LEVEL") or "WARNING",
+        # Rate limits stay on (their cost is part of every request) but high: a
+        # load-test client moves about 11 times a second, over a real account's
+        # 600 moves a minute.
+        THROTTLE_MOVES=env.get("THROTTLE_MOVES") or "100000/minute",
+        THROTTLE_USER=env.get("THROTTLE_USER") or "100000/minute",
     )
     if not env["DATABASE_URL"].startswith("postgres"):
         raise LoadTestError("--spawn serves on PostgreSQL: set DATABASE_URL=postgres://...")

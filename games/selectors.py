@@ -25,11 +25,12 @@ def _seats_prefetch() -> Prefetch:
 
 
 def game_list(*, status: str | None = None, mine_of: User | None = None) -> QuerySet[Game]:
-    games = Game.objects.select_related("creator").prefetch_related(_seats_prefetch()).order_by("-id")
+    games = Game.objects.select_related("creator").prefetch_related(_seats_prefetch()).defer("state").order_by("-id")
     if status:
         games = games.filter(status=status)
     if mine_of is not None:
-        games = games.filter(Q(creator=mine_of) | Q(seats__player=mine_of)).distinct()
+        seated = Seat.objects.filter(player=mine_of).values("game_id")  # a subquery: no join, no duplicates
+        games = games.filter(Q(creator=mine_of) | Q(pk__in=seated))
     return games
 
 

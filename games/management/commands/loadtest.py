@@ -46,7 +46,7 @@ class Command(BaseCommand):
                                  "DATABASE_URL/REDIS_URL or local PostgreSQL/Redis; migrates) and stop it at the end.")
         parser.add_argument("--server-pid", type=int, action="append", default=[],
                             help="A server process (its children too) whose CPU time to report per move; repeatable.")
-        parser.add_argument("--web-workers", type=int, default=3, help="Web worker processes with --spawn (default %(default)s).")
+        parser.add_argument("--web-workers", type=int, default=4, help="Web worker processes with --spawn (default %(default)s).")
 
     def handle(self, *args: Any, **options: Any) -> None:
         config = Options(
