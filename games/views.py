@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -119,76 +120,62 @@ class _GameActionApi(APIView):
         return Response(game_body(game.pk, _viewer(request)))
 
 
-def _action_schema(operation_id: str, summary: str, request: Any, *codes: int) -> Any:
-    return extend_schema(operation_id=operation_id, summary=summary, request=request,
-                         responses={200: GameOutput, **problem_responses(*codes)})
+def _action_schema(operation_id: str, summary: str, *codes: str) -> Callable[[type], type]:
+    """Class decorator: the OpenAPI operation of an action view's inherited ``post``
+    (its request body is the view's ``input_class``)."""
+
+    def decorate(view: type) -> type:
+        return extend_schema_view(post=extend_schema(
+            operation_id=operation_id, summary=summary, request=view.input_class,
+            responses={200: GameOutput, **problem_responses(*codes)}))(view)
+
+    return decorate
 
 
+@_action_schema("games_join", "Take a free seat", "validation_error", "no_such_seat", "not_found", "game_already_started", "game_finished", "game_aborted", "game_full", "seat_taken", "already_seated")
 class GameJoinApi(_GameActionApi):
     input_class = SeatChoiceInput
-
-    @_action_schema("games_join", "Take a free seat", SeatChoiceInput, "validation_error", "no_such_seat", "not_found", "game_already_started", "game_finished", "game_aborted", "game_full", "seat_taken", "already_seated")
-    def post(self, request: Request, game_id: int) -> Response:
-        return super().post(request, game_id)
 
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
         return services.game_join(game_id=game_id, player=request.user, seat=data.get("seat"))
 
 
+@_action_schema("games_leave", "Leave your seat before the start", "not_seated", "not_found", "game_already_started", "game_finished", "game_aborted")
 class GameLeaveApi(_GameActionApi):
-    @_action_schema("games_leave", "Leave your seat before the start", None, "not_seated", "not_found", "game_already_started", "game_finished", "game_aborted")
-    def post(self, request: Request, game_id: int) -> Response:
-        return super().post(request, game_id)
-
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
         return services.game_leave(game_id=game_id, player=request.user)
 
 
+@_action_schema("games_bots_add", "Put a server bot in a seat (creator)", "validation_error", "unknown_strategy", "no_such_seat", "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted", "game_full", "seat_taken")
 class GameBotAddApi(_GameActionApi):
     input_class = BotAddInput
-
-    @_action_schema("games_bots_add", "Put a server bot in a seat (creator)", BotAddInput, "validation_error", "unknown_strategy", "no_such_seat", "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted", "game_full", "seat_taken")
-    def post(self, request: Request, game_id: int) -> Response:
-        return super().post(request, game_id)
 
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
         return services.game_add_bot(game_id=game_id, by=request.user, strategy=data["strategy"], seat=data.get("seat"))
 
 
+@_action_schema("games_start", "Start the game (creator, every seat taken)", "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted", "seats_not_filled")
 class GameStartApi(_GameActionApi):
-    @_action_schema("games_start", "Start the game (creator, every seat taken)", None, "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted", "seats_not_filled")
-    def post(self, request: Request, game_id: int) -> Response:
-        return super().post(request, game_id)
-
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
         return services.game_start(game_id=game_id, by=request.user)
 
 
+@_action_schema("games_abort", "Abort the game (creator before the start; staff any time)", "validation_error", "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted")
 class GameAbortApi(_GameActionApi):
     input_class = GameAbortInput
-
-    @_action_schema("games_abort", "Abort the game (creator before the start; staff any time)", GameAbortInput, "validation_error", "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted")
-    def post(self, request: Request, game_id: int) -> Response:
-        return super().post(request, game_id)
 
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
         return services.game_abort(game_id=game_id, by=request.user, reason=data["reason"])
 
 
+@_action_schema("games_resign", "Resign: a server bot plays your seat to the end", "not_seated", "not_found", "game_not_started", "game_finished", "game_aborted", "seat_resigned")
 class GameResignApi(_GameActionApi):
-    @_action_schema("games_resign", "Resign: a server bot plays your seat to the end", None, "not_seated", "not_found", "game_not_started", "game_finished", "game_aborted", "seat_resigned")
-    def post(self, request: Request, game_id: int) -> Response:
-        return super().post(request, game_id)
-
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
         return services.game_resign(game_id=game_id, player=request.user)
 
 
+@_action_schema("games_return", "Take your seat back from the bot after repeated timeouts", "not_seated", "not_found", "game_not_started", "game_finished", "game_aborted", "seat_not_away")
 class GameReturnApi(_GameActionApi):
-    @_action_schema("games_return", "Take your seat back from the bot after repeated timeouts", None, "not_seated", "not_found", "game_not_started", "game_finished", "game_aborted", "seat_not_away")
-    def post(self, request: Request, game_id: int) -> Response:
-        return super().post(request, game_id)
-
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
         return services.seat_return(game_id=game_id, player=request.user)
 
