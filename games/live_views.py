@@ -28,6 +28,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.async_views import AsyncAPIView, db_call
+from core.inputs import validated
 from core.schema import problem_responses
 from games import output, selectors
 from games.errors import GameError
@@ -109,9 +110,8 @@ class GameEventsApi(AsyncAPIView):
         parameters=[EventsQueryInput], responses={200: EventPageOutput, **problem_responses("validation_error", "not_found")},
     )
     async def get(self, request: Request, game_id: int) -> Response:
-        query = EventsQueryInput(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        after, wait = query.validated_data["after"], query.validated_data["wait"]
+        query = validated(EventsQueryInput, request.query_params)
+        after, wait = query["after"], query["wait"]
         page = await db_call(_event_page, game_id, after)
         if not page["events"] and wait > 0 and page["status"] not in OVER:
             page = await wait_for_events(game_id, after, wait)

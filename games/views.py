@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from core.inputs import validated
 from core.schema import problem_responses
 from games import output, selectors, services
 from games.errors import GameError
@@ -58,12 +59,6 @@ def game_body(game_id: int, viewer: Any) -> dict[str, Any]:
     return output.game_output(selectors.game_view(game=selectors.game_get(game_id=game_id), viewer=viewer))
 
 
-def _valid(serializer_class: type, data: Any) -> dict[str, Any]:
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
-
-
 # A GenericAPIView for its paginator: the list answers {count, next, previous, results}.
 class GameListCreateApi(GenericAPIView):
     def get_permissions(self) -> list[Any]:
@@ -76,7 +71,7 @@ class GameListCreateApi(GenericAPIView):
         responses={200: GameSummaryOutput(many=True), **problem_responses("validation_error", "not_authenticated")},
     )
     def get(self, request: Request) -> Response:
-        query = _valid(GameListQueryInput, request.query_params)
+        query = validated(GameListQueryInput, request.query_params)
         if query["mine"] and not request.user.is_authenticated:
             raise GameError("not_authenticated", "Log in to list your own games.")
         games = selectors.game_list(status=query.get("status"), mine_of=request.user if query["mine"] else None)
@@ -88,7 +83,7 @@ class GameListCreateApi(GenericAPIView):
         request=GameCreateInput, responses={201: GameOutput, **problem_responses("validation_error", "invalid_ruleset", "invalid_setup")},
     )
     def post(self, request: Request) -> Response:
-        data = _valid(GameCreateInput, request.data)
+        data = validated(GameCreateInput, request.data)
         ruleset = data.get("ruleset") or {}
         game = services.game_create(
             creator=request.user, ruleset=ruleset, turn_time_limit=data.get("turn_time_limit"),
@@ -115,7 +110,7 @@ class _GameActionApi(APIView):
         raise NotImplementedError
 
     def post(self, request: Request, game_id: int) -> Response:
-        data = _valid(self.input_class, request.data) if self.input_class else {}
+        data = validated(self.input_class, request.data) if self.input_class else {}
         game = self.act(request, game_id, data)
         return Response(game_body(game.pk, _viewer(request)))
 
@@ -192,7 +187,7 @@ class GameMovesApi(APIView):
     @extend_schema(operation_id="games_moves_list", summary="The public move log, after move number `after`",
                    parameters=[AfterQueryInput], responses={200: MovePageOutput, **problem_responses("validation_error", "not_found")})
     def get(self, request: Request, game_id: int) -> Response:
-        after = _valid(AfterQueryInput, request.query_params)["after"]
+        after = validated(AfterQueryInput, request.query_params)["after"]
         game = selectors.game_get(game_id=game_id)
         moves = selectors.move_list(game=game, after=after, limit=PAGE + 1)
         return Response(MovePageOutput({"seq": game.seq, "moves": moves[:PAGE], "has_more": len(moves) > PAGE}).data)
@@ -203,7 +198,7 @@ class GameMovesApi(APIView):
         responses={201: MoveResultOutput, 200: MoveResultOutput, **problem_responses("validation_error", "not_seated", "not_found", "stale_seq", "game_not_started", "game_finished", "game_aborted", "seat_resigned", "seat_away", "rate_limited", 422)},
     )
     def post(self, request: Request, game_id: int) -> Response:
-        data = _valid(MoveSubmitInput, request.data)
+        data = validated(MoveSubmitInput, request.data)
         expected_seq = data.pop("expected_seq")
         key = request.headers.get("Idempotency-Key", "")
         if len(key) > 128:

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.errors import NotFound
+from core.inputs import validated
 from core.schema import problem_responses
 from players import selectors, services
 from players.serializers import (
@@ -37,9 +38,7 @@ class PlayerCollectionApi(APIView):
         responses={201: AccountOutput, **problem_responses("validation_error", "username_taken")},
     )
     def post(self, request: Request) -> Response:
-        data = PlayerRegisterInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        user = services.user_register(**data.validated_data)
+        user = services.user_register(**validated(PlayerRegisterInput, request.data))
         return Response(AccountOutput(user).data, status=status.HTTP_201_CREATED)
 
 
@@ -95,9 +94,7 @@ class TokenCollectionApi(GenericAPIView):
         },
     )
     def post(self, request: Request) -> Response:
-        data = TokenCreateInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        credentials = data.validated_data
+        credentials = validated(TokenCreateInput, request.data)
         if "username" in credentials:
             user = services.user_authenticate(username=credentials["username"], password=credentials["password"])
         elif request.user.is_authenticated:
