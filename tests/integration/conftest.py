@@ -27,16 +27,19 @@ def broker_url(redis_url: str, queue_name: str) -> Iterator[str]:
     url = redis_url.rsplit("/", 1)[0] + f"/{BROKER_DB}"
     with use_broker(url, queue_name):
         yield url
-    redis.Redis.from_url(url).delete(queue_name)
+    client = redis.Redis.from_url(url)
+    client.delete(*client.keys(f"{queue_name}*") or [queue_name])
 
 
 @pytest.fixture
 def start_worker(broker_url: str, queue_name: str, tmp_path: Path) -> Iterator[Callable[..., Worker]]:
-    """``start_worker(beat=False, name="w1")`` -> a running worker, stopped at the end."""
+    """``start_worker(beat=False, name="w1", queue=None)`` -> a running worker, stopped
+    at the end; it takes the test's queue unless given one of its own."""
     workers: list[Worker] = []
 
-    def start(*, beat: bool = False, name: str = "w1") -> Worker:
-        worker = Worker(broker_url, tmp_path / f"{name}-{len(workers)}.log", queue=queue_name, beat=beat, name=name)
+    def start(*, beat: bool = False, name: str = "w1", queue: str | None = None) -> Worker:
+        worker = Worker(broker_url, tmp_path / f"{name}-{len(workers)}.log", queue=queue or queue_name, beat=beat,
+                        name=name)
         workers.append(worker)
         return worker
 

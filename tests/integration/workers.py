@@ -35,27 +35,35 @@ def stop_process_group(process: subprocess.Popen[bytes], *, grace: float) -> Non
             process.wait(10)
 
 
-def test_database_url() -> str:
-    """The URL of the database this test session runs on (the ``test_`` one)."""
+def session_database_url(application_name: str = "") -> str:
+    """The URL of the database this test session runs on (the ``test_`` one);
+    ``application_name`` names the process's sessions in ``pg_stat_activity``."""
     s = connection.settings_dict
     host = s.get("HOST") or "127.0.0.1"
     port = s.get("PORT") or 5432
     user = s.get("USER") or "postgres"
     auth = f"{user}:{s['PASSWORD']}@" if s.get("PASSWORD") else f"{user}@"
-    return f"postgres://{auth}{host}:{port}/{s['NAME']}"
+    query = f"?application_name={application_name}" if application_name else ""
+    return f"postgres://{auth}{host}:{port}/{s['NAME']}{query}"
 
 
 class Worker:
-    """One ``celery worker`` child process (optionally with the beat schedule)."""
+    """One ``celery worker`` child process (optionally with the beat schedule).
+
+    Its database sessions are named ``name`` (``pg_stat_activity.application_name``),
+    so a test can see what it is waiting for."""
 
     def __init__(self, broker_url: str, log_path: Path, *, queue: str, beat: bool = False, name: str = "w1") -> None:
         self.log_path = log_path
+        self.name = name
+        self.queue = queue
         env = {
             **os.environ,
-            "DATABASE_URL": test_database_url(),
+            "DATABASE_URL": session_database_url(application_name=name),
             "REDIS_URL": broker_url,
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "SWEEP_INTERVAL_SECONDS": "1",
+            "WORKER_HEARTBEAT_SECONDS": "0.5",
             "CELERY_QUEUE": queue,
         }
         env.pop("CELERY_BROKER_URL", None)
@@ -114,11 +122,14 @@ def use_broker(url: str, queue: str | None = None) -> Iterator[None]:
         _reset_connections(app)
 
 
-def wait_for(condition: Callable[[], Any], timeout: float, interval: float = 0.05, what: str = "condition") -> Any:
+def wait_for(condition: Callable[[], Any], timeout: float, interval: float = 0.05, what: str = "condition",
+             explain: Callable[[], str] | None = None) -> Any:
+    """Poll ``condition`` until it is truthy (and return it) or ``timeout`` passes;
+    ``explain`` adds what the failure message should show (logs, state)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = condition()
         if value:
             return value
         time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}" + (f"\n{explain()}" if explain else ""))
