@@ -2,18 +2,22 @@
 
 Every setting lives in ``config/settings.py`` under the ``CELERY_`` prefix, so
 the web process and the workers read the same environment.  Run a worker with
-``celery -A config worker``.
+``celery -A config worker``.  Every worker also re-sends the pending turns when it
+starts or reconnects, and records a heartbeat (``ops.worker.Recovery``).
 """
 
 import os
 
 from celery import Celery
 
+from ops.worker import Recovery
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+app.steps["consumer"].add(Recovery)
 
 
 @app.on_after_configure.connect

@@ -1,4 +1,4 @@
-"""URL map: the versioned API, its schema and docs, the admin."""
+"""URL map: the versioned API (with its health report), its schema and docs, the admin."""
 
 from django.conf import settings
 from django.contrib import admin
@@ -10,6 +10,7 @@ urlpatterns = [
     path("api/v1/", include("players.urls")),
     path("api/v1/", include("games.urls")),
     path("api/v1/", include("bots.urls")),
+    path("api/v1/", include("ops.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path(

@@ -1,4 +1,5 @@
-"""Django's Redis cache, with one connection pool per process.
+"""Django's Redis cache, with one connection pool per process, that keeps
+working while Redis is away (``ResilientRedisCache``, the one the settings use).
 
 Django keeps a cache object per request context; under ASGI every request is a
 new context, so the stock backend opened a new Redis connection (pool) for
@@ -10,9 +11,14 @@ hundred dict writes) for every cache call, two per rate-limited request.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
+from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from redis import exceptions as redis_exceptions
+
+from core.breaker import Breaker
 
 _clients: dict[tuple[str, ...], Any] = {}  # (server, pool options) -> redis.Redis on its own pool
 _lock = threading.Lock()
@@ -36,3 +42,55 @@ class SharedPoolRedisCache(RedisCache):
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = SharedPoolRedisCacheClient
+
+
+#: Redis as this process sees it (shared by the cache and games.live's notices).
+REDIS = Breaker("Redis")
+REDIS_ERRORS: tuple[type[BaseException], ...] = (
+    redis_exceptions.ConnectionError,  # and BusyLoadingError, a restarted Redis loading its data
+    redis_exceptions.TimeoutError,
+    redis_exceptions.ReadOnlyError,  # a replica after a fail-over
+    OSError,
+)
+
+
+def _falls_back(name: str) -> Callable[..., Any]:
+    def method(self: ResilientRedisCache, *args: Any, **kwargs: Any) -> Any:
+        if not REDIS.is_open:
+            try:
+                result = getattr(super(ResilientRedisCache, self), name)(*args, **kwargs)
+            except REDIS_ERRORS as error:
+                REDIS.failed(error)
+            else:
+                REDIS.succeeded()
+                return result
+        return getattr(self.fallback, name)(*args, **kwargs)
+
+    method.__name__ = name
+    method.__doc__ = f"``{name}`` on Redis, or on this process's memory while Redis is unavailable."
+    return method
+
+
+class ResilientRedisCache(SharedPoolRedisCache):
+    """The Redis cache, which keeps working while Redis does not: every call that
+    fails to reach Redis (and every call for a moment after, see ``core.breaker``)
+    goes to a cache in this process's memory instead. What the cache holds here -
+    rate-limit counters - then counts per process rather than per server, which is
+    the degradation we accept: no request fails because Redis is away."""
+
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self.fallback = LocMemCache(f"fallback:{server}", {"KEY_PREFIX": params.get("KEY_PREFIX", "")})
+
+    get = _falls_back("get")
+    set = _falls_back("set")
+    add = _falls_back("add")
+    touch = _falls_back("touch")
+    delete = _falls_back("delete")
+    incr = _falls_back("incr")
+    decr = _falls_back("decr")
+    has_key = _falls_back("has_key")
+    get_many = _falls_back("get_many")
+    set_many = _falls_back("set_many")
+    delete_many = _falls_back("delete_many")
+    clear = _falls_back("clear")

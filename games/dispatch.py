@@ -1,26 +1,46 @@
-"""What happens after a game's transaction commits: live notices, follow-up tasks.
+"""What happens after a game's transaction commits: live notices, follow-up tasks;
+and how lost follow-ups are found again.
 
-Every state change ends here (``services._publish_on_commit``). A task carries the
-game id and the seq it expects; it re-locks the game and does nothing if the game
-has moved on, so a duplicate or late task is harmless. Deadlines live in the
-database: a timer is only scheduled when it is short (well inside the broker's
-visibility timeout), and the periodic sweep (``games.tasks.sweep``) catches every
-timer and bot turn that was lost or never scheduled.
+Every state change ends in ``after_commit`` (``services._publish_on_commit``). A
+task carries the game id and the seq it expects; it re-locks the game and does
+nothing if the game has moved on, so a duplicate or late task is harmless.
+
+A task is only a reminder: what is due lives in the database
+(``services.pending_turns``). A task lost with a killed worker, a restarted
+broker or a broker that was down when the move committed is sent again by
+``resend``: by the periodic sweep (``ops.tasks.sweep``: whatever is overdue) and
+by every worker when it starts or reconnects to the broker (``ops.worker``:
+everything pending, with countdowns to when it is due).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
+
+from core.breaker import Breaker
+
+if TYPE_CHECKING:
+    from games.services import PendingTurn
 
 log = logging.getLogger(__name__)
 
 # Timers longer than this are left to the sweep: a Redis broker redelivers long
 # countdowns past its visibility timeout (Celery's documented caveat).
 MAX_COUNTDOWN_SECONDS = 600
+# The sweep leaves a bot turn this long past its due time before re-sending it
+# (its own task is normally on its way).
+BOT_GRACE = timedelta(seconds=5)
+
+#: The broker as this process sees it: after a failed send, follow-ups are not
+#: sent for a second (a move's answer must not wait on a dead broker); what they
+#: would have done is due in the database and is re-sent when the broker is back.
+BROKER = Breaker("the Celery broker")
 
 
 @dataclass(frozen=True)
@@ -46,12 +66,66 @@ def after_commit(plan: FollowUp) -> None:
         live.publish(game_id=plan.game_id, seq=plan.seq, user_ids=list(players))
     except Exception:  # waiters re-read the database: a lost notice only delays them
         log.exception("could not publish game %s seq %s", plan.game_id, plan.seq)
+    if plan.bot_turn:
+        _send(play_bot_turn, plan.game_id, plan.seq, plan.bot_delay_ms / 1000)
+    elif plan.deadline is not None:
+        countdown = max(0.0, (plan.deadline - timezone.now()).total_seconds())
+        if countdown <= MAX_COUNTDOWN_SECONDS:
+            _send(turn_timeout, plan.game_id, plan.seq, countdown)
+
+
+def _send(task: Any, game_id: int, seq: int, countdown: float, *, force: bool = False) -> bool:
+    """Send one follow-up task; False if the broker is (known to be) down - the
+    work stays due in the database and is re-sent when it is back. ``force``:
+    try even if the broker failed a moment ago."""
+    if BROKER.is_open and not force:
+        return False
     try:
-        if plan.bot_turn:
-            play_bot_turn.apply_async((plan.game_id, plan.seq), countdown=plan.bot_delay_ms / 1000 or None)
-        elif plan.deadline is not None:
-            countdown = max(0.0, (plan.deadline - timezone.now()).total_seconds())
-            if countdown <= MAX_COUNTDOWN_SECONDS:
-                turn_timeout.apply_async((plan.game_id, plan.seq), countdown=countdown)
-    except Exception:  # the broker is down: the move stands, the sweep re-sends the work
-        log.exception("could not send follow-up for game %s seq %s; the sweep will retry", plan.game_id, plan.seq)
+        task.apply_async((game_id, seq), countdown=countdown or None)
+    except Exception as error:
+        BROKER.failed(error)
+        log.warning("could not send follow-up for game %s seq %s (%s); it is re-sent when the broker is back",
+                    game_id, seq, error)
+        return False
+    BROKER.succeeded()
+    return True
+
+
+def resend(turns: Iterable[PendingTurn], *, now: datetime | None = None) -> int:
+    """Send the task of each pending turn again: at once if it is due, else with a
+    countdown to when it is (unless that is beyond ``MAX_COUNTDOWN_SECONDS``: the
+    sweep sends it when due). Stops at the first failed send (the broker is down:
+    the next sweep or reconnection tries again). Returns how many were sent."""
+    from bots.tasks import play_bot_turn
+    from games.tasks import turn_timeout
+
+    now = now or timezone.now()
+    sent = 0
+    for turn in turns:
+        countdown = max(0.0, (turn.due_at - now).total_seconds())
+        if countdown > MAX_COUNTDOWN_SECONDS:
+            continue
+        task = play_bot_turn if turn.kind == "bot" else turn_timeout
+        if not _send(task, turn.game_id, turn.seq, countdown, force=True):
+            break
+        sent += 1
+    return sent
+
+
+def resend_overdue(*, now: datetime | None = None) -> int:
+    """The sweep: re-send what is overdue - a turn clock past its deadline, a bot
+    turn ``BOT_GRACE`` past its due time. Returns how many were sent."""
+    from games import services
+
+    now = now or timezone.now()
+    overdue = [t for t in services.pending_turns() if t.due_at + (BOT_GRACE if t.kind == "bot" else timedelta(0)) < now]
+    return resend(overdue, now=now)
+
+
+def resend_pending() -> int:
+    """A worker that starts (or reconnects): re-send every pending bot turn and
+    clock, so nothing that the last worker held or the broker lost waits for the
+    sweep - or for ever, if beat is not running."""
+    from games import services
+
+    return resend(services.pending_turns())

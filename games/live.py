@@ -14,6 +14,10 @@ an event.
   Without Redis (the embedded default), moves made by the worker process reach no
   web process by notice, so waiters also re-read the database every
   ``LIVE_POLL_SECONDS`` (short without Redis, a long safety net with it).
+* Redis may go away: while this process is not subscribed, its waiters re-read
+  the database as often as in the embedded mode, and when the subscription is
+  back every waiter re-reads once - so a client misses nothing and waits no
+  longer than that. Publishing skips Redis while it is down (``core.cache.REDIS``).
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from typing import Any
 
 from django.conf import settings
 
+from core.cache import REDIS
+
 log = logging.getLogger(__name__)
 
 PREFIX = "cf:"
@@ -44,7 +50,11 @@ def user_channel(user_id: int) -> str:
 
 
 def poll_seconds() -> float:
-    return float(settings.LIVE_POLL_SECONDS if settings.REDIS_URL else settings.LIVE_POLL_SECONDS_EMBEDDED)
+    """How long a waiter may wait without re-reading the database: long while
+    notices arrive from Redis, short when they cannot."""
+    if settings.REDIS_URL and HUB.listening:
+        return float(settings.LIVE_POLL_SECONDS)
+    return float(settings.LIVE_POLL_SECONDS_EMBEDDED)
 
 
 class Hub:
@@ -54,6 +64,7 @@ class Hub:
         self._lock = threading.Lock()
         self._waiters: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = defaultdict(set)
         self._listeners: dict[asyncio.AbstractEventLoop, asyncio.Task[None]] = {}
+        self._subscribed: set[asyncio.AbstractEventLoop] = set()  # loops whose Redis subscription is live
 
     def notify(self, channels: Iterable[str]) -> None:
         """Wake every waiter on ``channels``; safe from any thread."""
@@ -86,6 +97,16 @@ class Hub:
                         del self._waiters[channel]
 
     @property
+    def listening(self) -> bool:
+        """Do notices from other processes reach this process (its Redis subscription is live)?"""
+        return bool(self._subscribed)
+
+    def notify_all(self) -> None:
+        with self._lock:
+            channels = list(self._waiters)
+        self.notify(channels)
+
+    @property
     def waiting(self) -> int:
         with self._lock:
             return len({w for ws in self._waiters.values() for w in ws})
@@ -100,21 +121,30 @@ class Hub:
         (reconnecting after a Redis hiccup; waiters re-read the database anyway)."""
         import redis.asyncio as aredis
 
+        loop = asyncio.get_running_loop()
         while True:
-            client = aredis.Redis.from_url(settings.REDIS_URL)
+            client = aredis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, health_check_interval=10)
             try:
                 async with client.pubsub() as pubsub:
                     await pubsub.psubscribe(f"{PREFIX}*")
                     async for message in pubsub.listen():
-                        if message.get("type") == "pmessage":
+                        if message.get("type") == "psubscribe":
+                            if loop not in self._subscribed:
+                                self._subscribed.add(loop)
+                                self.notify_all()  # notices sent while unsubscribed are lost: re-read once
+                        elif message.get("type") == "pmessage":
                             channel = message["channel"]
                             self.notify([channel.decode() if isinstance(channel, bytes) else channel])
             except asyncio.CancelledError:
                 raise
-            except Exception:  # pragma: no cover - Redis went away; try again shortly
-                log.warning("live: Redis subscription lost; retrying", exc_info=True)
+            except Exception as error:  # Redis went away: waiters poll the database meanwhile
+                if loop in self._subscribed:
+                    log.warning("live: Redis subscription lost (%s); waiters re-read the database every %.2f s "
+                                "until it is back", error, settings.LIVE_POLL_SECONDS_EMBEDDED)
+                self._subscribed.discard(loop)
                 await asyncio.sleep(1)
             finally:
+                self._subscribed.discard(loop)
                 await client.aclose()
 
 
@@ -125,7 +155,7 @@ HUB = Hub()
 def _redis() -> Any:
     import redis
 
-    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5)
 
 
 def publish(*, game_id: int, seq: int, user_ids: Iterable[int] = ()) -> None:
@@ -133,12 +163,14 @@ def publish(*, game_id: int, seq: int, user_ids: Iterable[int] = ()) -> None:
     game is at ``seq``; ``user_ids``: the accounts seated at it."""
     channels = [game_channel(game_id), *(user_channel(u) for u in user_ids)]
     HUB.notify(channels)
-    if settings.REDIS_URL:
+    if settings.REDIS_URL and not REDIS.is_open:
         message = json.dumps({"game": game_id, "seq": seq})
         try:
             pipe = _redis().pipeline(transaction=False)
             for channel in channels:
                 pipe.publish(channel, message)
             pipe.execute()
-        except Exception:  # the move stands; waiters elsewhere catch up by polling
-            log.warning("live: could not publish game %s seq %s", game_id, seq, exc_info=True)
+        except Exception as error:  # the move stands; waiters elsewhere catch up by polling
+            REDIS.failed(error)
+        else:
+            REDIS.succeeded()

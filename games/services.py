@@ -9,7 +9,7 @@ import logging
 import random
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, models, transaction
@@ -443,20 +443,38 @@ def seat_return(*, game_id: int, player: User) -> Game:
     return game
 
 
+@dataclass(frozen=True)
+class PendingTurn:
+    """Work a running game waits for from a worker: a server bot's move (due once
+    the bot delay has passed) or a turn clock (due at the deadline)."""
+
+    game_id: int
+    seq: int
+    kind: str  # "bot" or "timeout"
+    due_at: datetime
+
+
+def pending_turns() -> list[PendingTurn]:
+    """Every running game's pending bot move or turn clock (the database is the
+    record of what is due; a task on the broker is only a reminder of it)."""
+    found: list[PendingTurn] = []
+    running = Game.objects.filter(status=GameStatus.RUNNING)
+    for game_id, seq, deadline in running.filter(turn_deadline__isnull=False).values_list("id", "seq", "turn_deadline"):
+        found.append(PendingTurn(game_id, seq, "timeout", deadline))
+    bots = running.filter(seats__number=models.F("turn_seat"), seats__bot_strategy__gt="")
+    for game_id, seq, last, started, delay in bots.values_list("id", "seq", "last_move_at", "started_at", "bot_delay_ms"):
+        since = last or started
+        if since is not None:
+            found.append(PendingTurn(game_id, seq, "bot", since + timedelta(milliseconds=delay)))
+    return found
+
+
 def overdue_games(*, now: Any = None, bot_grace: timedelta = timedelta(seconds=5)) -> list[tuple[int, int, str]]:
     """Games whose follow-up work seems lost: a turn deadline passed, or a bot to
     move with no move for ``bot_grace`` past its delay. Returns ``(id, seq, kind)``."""
     now = now or timezone.now()
-    found: list[tuple[int, int, str]] = []
-    running = Game.objects.filter(status=GameStatus.RUNNING)
-    for game_id, seq in running.filter(turn_deadline__lt=now).values_list("id", "seq"):
-        found.append((game_id, seq, "timeout"))
-    bots = running.filter(seats__number=models.F("turn_seat"), seats__bot_strategy__gt="")
-    for game_id, seq, last, started, delay in bots.values_list("id", "seq", "last_move_at", "started_at", "bot_delay_ms"):
-        since = last or started
-        if since is not None and since + timedelta(milliseconds=delay) + bot_grace < now:
-            found.append((game_id, seq, "bot"))
-    return found
+    return [(t.game_id, t.seq, t.kind) for t in pending_turns()
+            if t.due_at + (bot_grace if t.kind == "bot" else timedelta(0)) < now]
 
 
 def game_resign(*, game_id: int, player: User, strategy: str = FALLBACK_STRATEGY) -> Game:

@@ -16,9 +16,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.integration.workers import ROOT, stop_process_group, test_database_url
+from tests.integration.workers import ROOT, stop_process_group, session_database_url
 
 READY_TIMEOUT_SECONDS = 30
+
+
+def request(port: int, method: str, path: str, body: Any = None, *, token: str | None = None,
+            headers: dict[str, str] | None = None, timeout: float = 30) -> tuple[int, Any]:
+    """One HTTP request to 127.0.0.1:``port``; returns the status and the JSON body (or None)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        sent = {"Content-Type": "application/json", **(headers or {})}
+        if token:
+            sent["Authorization"] = f"Bearer {token}"
+        connection.request(method, path, body=None if body is None else json.dumps(body), headers=sent)
+        response = connection.getresponse()
+        data = response.read()
+        return response.status, json.loads(data) if data else None
+    finally:
+        connection.close()
+
+
+def sign_up(port: int, username: str, password: str = "a long passphrase 42") -> str:
+    """Register an account over HTTP and return a fresh API token of it."""
+    status, _ = request(port, "POST", "/api/v1/players/", {"username": username, "password": password})
+    assert status == 201, status
+    status, body = request(port, "POST", "/api/v1/tokens/", {"username": username, "password": password, "name": "test"})
+    assert status == 201, (status, body)
+    return body["token"]
 
 
 def free_port() -> int:
@@ -28,15 +53,21 @@ def free_port() -> int:
 
 
 class WebServer:
-    def __init__(self, log_path: Path, *, redis_url: str | None, env: dict[str, str] | None = None, workers: int = 1) -> None:
+    """The web server on the test database; with ``redis_url`` for the cache and live
+    notices; its tasks go to ``broker_url`` if given (else nowhere: memory://)."""
+
+    def __init__(self, log_path: Path, *, redis_url: str | None, env: dict[str, str] | None = None, workers: int = 1,
+                 broker_url: str | None = None) -> None:
         self.port = free_port()
         self.log_path = log_path
-        environ = {**os.environ, "DATABASE_URL": test_database_url(), "DJANGO_SETTINGS_MODULE": "config.settings",
+        environ = {**os.environ, "DATABASE_URL": session_database_url(), "DJANGO_SETTINGS_MODULE": "config.settings",
                    "ALLOWED_HOSTS": "127.0.0.1,localhost",
                    **(env or {})}
         environ.pop("REDIS_URL", None)
         if redis_url:
             environ["REDIS_URL"] = redis_url
+        if broker_url:
+            environ["CELERY_BROKER_URL"] = broker_url
         self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
             # The Procfile's web command: gunicorn with the deployment's config.
@@ -61,14 +92,7 @@ class WebServer:
         raise RuntimeError(f"the web server did not answer:\n{self.log_path.read_text(errors='replace')}")
 
     def request(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        headers = {"Content-Type": "application/json"}
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        connection.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
-        response = connection.getresponse()
-        data = response.read()
-        return response.status, json.loads(data) if data else None
+        return request(self.port, method, path, body, token=token)
 
     def stop(self) -> None:
         stop_process_group(self.process, grace=10)

@@ -1,0 +1,142 @@
+"""``manage.py serve``: the whole server in one command (``make serve``).
+
+Runs three supervised processes (``ops.supervisor``): the web server (uvicorn),
+a Celery worker (bots, turn clocks) and Celery beat (the sweep that re-sends lost
+work). Without REDIS_URL the broker is a folder on disk (``core.brokers``). A
+process that dies is logged with its reason and started again; Ctrl-C or
+SIGTERM stops them all, leaving nothing behind. What the supervisor sees is also
+in the health report (``/api/v1/health/``, ``supervised``). A real deployment
+runs the three processes under its own process manager (see the README).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import socket
+import sys
+import threading
+import time
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from core.brokers import CLAIMED_FOLDER, TMP_FOLDER
+from ops.supervisor import Child, Supervisor
+
+log = logging.getLogger("ops.serve")
+
+REPORT_SECONDS = 5.0
+
+
+class Command(BaseCommand):
+    help = "Serve the game: the web server, a Celery worker and beat (bots, turn clocks), supervised."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+        parser.add_argument("--no-worker", action="store_true", help="Start no worker or beat (run them yourself).")
+        parser.add_argument("--restart-delay", type=float, default=1.0, metavar="SECONDS",
+                            help="Wait this long before restarting a process that died (doubling while it keeps "
+                            "dying, up to 30 s).")
+
+    def handle(self, *args: Any, host: str, port: int, no_worker: bool, restart_delay: float, **options: Any) -> None:
+        _require_free_port(host, port)
+        run_dir = settings.RUN_DIR
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if settings.CELERY_BROKER_URL.startswith("filesystem://"):
+            _clear_half_done_messages()
+        python = sys.executable
+        children = [Child("web", [python, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port",
+                                  str(port), "--timeout-graceful-shutdown", "5"])]
+        if not no_worker:
+            children += [
+                Child("worker", [python, "-m", "celery", "-A", "config", "worker", "-P", "solo", "-l", "warning",
+                                 "-n", "serve@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"]),
+                Child("beat", [python, "-m", "celery", "-A", "config", "beat", "-l", "warning",
+                               "-s", str(run_dir / "celerybeat-schedule")]),
+            ]
+        _forget_old_reports()
+        supervisor = Supervisor(children, backoff=restart_delay, max_backoff=max(30.0, restart_delay),
+                                on_change=_report)
+        stop = threading.Event()
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, lambda *_: stop.set())
+
+        base = f"http://{host}:{port}"
+        broker = settings.CELERY_BROKER_URL.split("@")[-1]
+        self.stdout.write(f"serve (pid {os.getpid()}): web, {'no worker' if no_worker else 'worker and beat'}; "
+                          f"broker {broker}")
+        self.stdout.write(f"serving on {base}/  API docs: {base}/api/docs/  health: {base}/api/v1/health/")
+        next_report = time.monotonic() + REPORT_SECONDS
+
+        def every_tick() -> None:
+            nonlocal next_report
+            if time.monotonic() >= next_report:
+                next_report = time.monotonic() + REPORT_SECONDS
+                _report(supervisor)
+
+        try:
+            supervisor.start_all()
+            supervisor.run(stop, every=every_tick)
+        finally:
+            self.stdout.write("serve: stopping")
+            supervisor.stop_all()
+            _forget_old_reports(including_own=True)
+            self.stdout.write("serve: stopped")
+
+
+def _require_free_port(host: str, port: int) -> None:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise CommandError(f"Cannot serve on {host}:{port}: {error.strerror}. Is another server running? "
+                               "Choose another port with --port (or PORT=...).") from None
+
+
+def _clear_half_done_messages() -> None:
+    """Nothing consumes the embedded broker now: files a killed process was writing
+    or reading are left over. Every pending turn is re-sent when the worker starts."""
+    for name in (TMP_FOLDER, CLAIMED_FOLDER):
+        shutil.rmtree(settings.BROKER_DIR / name, ignore_errors=True)
+
+
+def _report_name() -> str:
+    return f"serve:{socket.gethostname()}:{os.getpid()}"
+
+
+def _forget_old_reports(*, including_own: bool = False) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from ops.models import Heartbeat, HeartbeatKind
+
+    try:
+        old = Heartbeat.objects.filter(kind=HeartbeatKind.SUPERVISOR, seen_at__lt=timezone.now() - timedelta(minutes=1))
+        old.delete()
+        if including_own:
+            Heartbeat.objects.filter(name=_report_name()).delete()
+    except Exception as error:
+        log.warning("serve: could not tidy the supervisor's reports (%s)", error)
+
+
+def _report(supervisor: Supervisor) -> None:
+    """Record what the supervisor sees, for the health report."""
+    from ops import heartbeats
+    from ops.models import HeartbeatKind
+
+    children = [
+        {"name": c.name, "pid": c.pid, "running": c.running, "restarts": c.restarts, "last_exit": c.last_exit,
+         "last_exit_at": c.last_exit_at.isoformat() if c.last_exit_at else None}
+        for c in supervisor.children
+    ]
+    try:
+        heartbeats.record(kind=HeartbeatKind.SUPERVISOR, name=_report_name(), children=children)
+    except Exception as error:  # the database is away: supervising goes on
+        log.warning("serve: could not record the supervised processes (%s)", error)

@@ -1,0 +1,105 @@
+"""Redis is help that may vanish: the cache falls back to this process's memory,
+the circuit breaker keeps requests from waiting on it again and again, and no
+request fails for it."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+import redis
+
+from core import breaker as breaker_module
+from core.breaker import Breaker
+from core.cache import REDIS, ResilientRedisCache
+
+NOBODY_LISTENS = "redis://127.0.0.1:1/0"
+
+
+@pytest.fixture(autouse=True)
+def _redis_as_new():
+    REDIS.succeeded()  # each test starts with Redis believed up
+    yield
+    REDIS.succeeded()
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_breaker_opens_on_failure_backs_off_and_says_so_once(monkeypatch, caplog):
+    clock = Clock()
+    monkeypatch.setattr(breaker_module.time, "monotonic", clock)
+    helper = Breaker("the helper", cooldown=1, max_cooldown=4)
+    assert not helper.is_open and not helper.down
+    with caplog.at_level(logging.WARNING, logger="core.breaker"):
+        cooldowns = []
+        for _ in range(4):
+            helper.failed(ConnectionError("refused"))
+            opened_at = clock.now
+            while helper.is_open:
+                clock.now += 0.25
+            cooldowns.append(clock.now - opened_at)
+        assert cooldowns == [1, 2, 4, 4]
+        assert helper.down and helper.reason == "ConnectionError: refused"
+        helper.succeeded()
+        helper.succeeded()
+    assert not helper.down and not helper.is_open
+    said = [r.getMessage() for r in caplog.records]
+    assert said == ["the helper is unavailable (ConnectionError: refused); going on without it",
+                    f"the helper is back after {sum(cooldowns):.1f} s"]
+
+
+def test_the_cache_works_from_memory_while_redis_does_not_answer(caplog):
+    cache = ResilientRedisCache(NOBODY_LISTENS, {"KEY_PREFIX": "cf-test", "OPTIONS": {"socket_connect_timeout": 0.5}})
+    with caplog.at_level(logging.WARNING, logger="core.breaker"):
+        cache.set("history", [1, 2], 30)
+        assert cache.get("history") == [1, 2]
+        assert cache.add("once", 1, 30) and not cache.add("once", 2, 30)
+        assert cache.incr("once") == 2
+        assert cache.get_many(["history", "once"]) == {"history": [1, 2], "once": 2}
+        cache.delete("once")
+        assert cache.get("once") is None
+    assert REDIS.down
+    assert sum("Redis is unavailable" in r.getMessage() for r in caplog.records) == 1  # said once, not per call
+
+
+@pytest.mark.redis
+def test_the_cache_uses_redis_again_once_it_answers(redis_url):
+    cache = ResilientRedisCache(redis_url, {"KEY_PREFIX": "cf-test-resilience"})
+    cache.fallback.set("stale", "from memory", 30)
+    REDIS.failed(ConnectionError("gone a moment ago"))
+    REDIS._retry_at = 0.0  # the cooldown is over: the next call tries Redis
+    cache.set("fresh", "in redis", 30)
+    assert not REDIS.down
+    raw = redis.Redis.from_url(redis_url)
+    assert raw.exists(cache.make_and_validate_key("fresh"))
+    assert cache.get("fresh") == "in redis" and cache.get("stale") is None  # memory was only for the outage
+    cache.delete("fresh")
+
+
+@pytest.mark.django_db
+def test_requests_and_moves_succeed_while_the_cache_redis_is_down(settings, make_player, token_client):
+    from games import services
+    from games.engine import Match
+    from games.models import Game
+
+    settings.CACHES = {"default": {"BACKEND": "core.cache.ResilientRedisCache", "LOCATION": NOBODY_LISTENS,
+                                   "KEY_PREFIX": "cf", "OPTIONS": {"socket_connect_timeout": 0.5}}}
+    alice, bob = make_player("alice"), make_player("bob")
+    game = services.game_create(creator=alice, ruleset={"set_max": 6, "players": 2})
+    services.game_join(game_id=game.pk, player=bob)
+    services.game_start(game_id=game.pk, by=alice)
+    game = Game.objects.get(pk=game.pk)
+    match = Match.from_dict(game.state)
+    mover = token_client(alice if match.turn == 0 else bob)
+
+    assert mover.get("/api/v1/me/").status_code == 200  # throttled views read and write the cache
+    response = mover.post(f"/api/v1/games/{game.pk}/moves/",
+                          {**match.legal_moves()[0].to_dict(), "expected_seq": game.seq}, format="json")
+    assert response.status_code == 201, response.content
+    assert REDIS.down

@@ -1,0 +1,130 @@
+"""``make serve`` / ``manage.py serve`` as a user runs it, for integration tests:
+the embedded default (SQLite, the folder broker, no Redis), on a database and a
+run folder of the test's own, driven over HTTP only."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from games.engine import Match, Ruleset
+from tests.integration.web import free_port, request, sign_up
+from tests.integration.workers import ROOT, stop_process_group, wait_for
+
+READY_TIMEOUT_SECONDS = 60
+BOT_TABLE = {"set_max": 6, "players": 4}
+
+
+class Serve:
+    """``manage.py serve`` (after ``manage.py migrate``, as ``make serve`` runs them),
+    or ``make serve`` itself with ``via_make=True``."""
+
+    def __init__(self, folder: Path, *, via_make: bool = False, args: tuple[str, ...] = (),
+                 env: dict[str, str] | None = None) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.log_path = folder / "serve.log"
+        self.env = {**os.environ, "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}", "RUN_DIR": str(folder / "run"),
+                    "PORT": str(self.port), "DJANGO_SETTINGS_MODULE": "config.settings", "WORKER_HEARTBEAT_SECONDS": "1",
+                    "LOG_LEVEL": "INFO", **(env or {})}
+        for name in ("REDIS_URL", "CELERY_BROKER_URL", "CELERY_QUEUE"):  # the embedded default: none of them
+            self.env.pop(name, None)
+        if via_make:
+            argv = ["make", "-s", "serve"]
+        else:
+            subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=self.env,
+                           check=True)
+            argv = [sys.executable, "manage.py", "serve", *args]
+        self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
+        self.process = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=self._log, stderr=subprocess.STDOUT,
+                                         start_new_session=True)
+        wait_for(self._healthy, READY_TIMEOUT_SECONDS, interval=0.2, what="serve to be healthy", explain=self.log)
+        self.token = sign_up(self.port, "host")  # reads go with it: an account's rate limit, not an address's
+
+    def _healthy(self) -> bool:
+        if self.process.poll() is not None:
+            raise AssertionError(f"serve exited with {self.process.returncode}:\n{self.log()}")
+        try:
+            return self.health()[0] == 200
+        except OSError:
+            return False
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def api(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        return request(self.port, method, f"/api/v1{path}", body, token=self.token)
+
+    def health(self) -> tuple[int, dict[str, Any]]:
+        return request(self.port, "GET", "/api/v1/health/", timeout=10)
+
+    def supervised(self, name: str) -> dict[str, Any]:
+        """What the health report says of serve's child ``name`` (web, worker, beat)."""
+        return next(child for child in self.health()[1]["supervised"] if child["name"] == name)
+
+    def serve_pid(self) -> int:
+        """The ``manage.py serve`` process (under ``make``, a child of it)."""
+        match = re.search(r"serve \(pid (\d+)\)", self.log())
+        assert match, self.log()
+        return int(match.group(1))
+
+    def signal(self, signum: int) -> None:
+        os.kill(self.serve_pid(), signum)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.kill(self.serve_pid(), signal.SIGTERM)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                pass
+        stop_process_group(self.process, grace=5)
+        self._log.close()
+
+
+def open_bot_table(serve: Serve, *, rounds: int = 2, bot_delay_ms: int = 0,
+                   strategies: tuple[str, ...] = ("greedy", "random", "greedy", "random")) -> int:
+    """A started table of server bots only, made over HTTP; returns its id."""
+    status, body = serve.api("POST", "/games/", {"ruleset": {**BOT_TABLE, "players": len(strategies), "rounds": rounds},
+                                                 "sit": False, "bot_delay_ms": bot_delay_ms})
+    assert status == 201, body
+    game_id = body["game"]["id"]
+    for strategy in strategies:
+        status, body = serve.api("POST", f"/games/{game_id}/bots/", {"strategy": strategy})
+        assert status == 200, body
+    status, body = serve.api("POST", f"/games/{game_id}/start/")
+    assert status == 200, body
+    return game_id
+
+
+def game_seq(serve: Serve, game_id: int) -> int:
+    return serve.api("GET", f"/games/{game_id}/")[1]["game"]["seq"]
+
+
+def is_finished(serve: Serve, game_id: int) -> bool:
+    return serve.api("GET", f"/games/{game_id}/")[1]["game"]["status"] == "finished"
+
+
+def assert_played_exactly(serve: Serve, game_id: int) -> int:
+    """The finished game's public record replays, move by move, to its published
+    result (no move lost, none doubled, every seat in turn), and its event log has
+    no gap. Returns the number of moves."""
+    status, record = serve.api("GET", f"/games/{game_id}/record/")
+    assert status == 200, record
+    match = Match.replay(Ruleset.from_dict(record["ruleset"]), record["seed"],
+                         [(m["seat"], m["move"]) for m in record["moves"]], record["setup"])
+    assert {"totals": match.totals, "winners": match.winners} == {k: record["result"][k] for k in ("totals", "winners")}
+    seqs: list[int] = []
+    while True:
+        status, page = serve.api("GET", f"/games/{game_id}/events/?after={seqs[-1] if seqs else 0}")
+        seqs += [event["seq"] for event in page["events"]]
+        if not page["has_more"]:
+            break
+    assert seqs == list(range(1, page["seq"] + 1))
+    return len(record["moves"])
