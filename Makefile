@@ -1,6 +1,7 @@
 # Everything needs only Python 3.11+: each target sets up what it uses.
-#   make serve   - the server on http://127.0.0.1:8000 (API docs at /api/docs/)
+#   make serve   - the server on http://127.0.0.1:8000 (API docs at /api/docs/); PORT=... to move it
 #   make test    - the test suite (see tests/services.py for PostgreSQL/Redis)
+#   make soak    - minutes of bot play on `make serve` (SOAK_MINUTES, default 5)
 #   make schema  - regenerate openapi.yaml (commit it)
 
 PYTHON ?= python3
@@ -11,7 +12,9 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 REQUIREMENTS := $(wildcard requirements*.txt)
 
-.PHONY: install migrate serve test schema
+SOAK_MINUTES ?= 5
+
+.PHONY: install migrate serve test soak schema
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +33,9 @@ serve: migrate
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+soak: install
+	SOAK_MINUTES=$(SOAK_MINUTES) $(BIN)/python -m pytest -s -k soak tests/integration/test_serve.py $(PYTEST_ARGS)
 
 schema: install
 	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file openapi.yaml

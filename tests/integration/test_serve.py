@@ -119,9 +119,10 @@ def test_serve_refuses_a_port_in_use(tmp_path):
     assert f"Cannot serve on 127.0.0.1:{port}" in result.stderr and "--port" in result.stderr
 
 
-def test_bots_keep_playing_for_minutes_without_a_worker_death(tmp_path):
-    """The soak run in the suite (``make soak`` runs it for SOAK_MINUTES, default 5):
-    ``make serve`` itself, several bot tables at once, new ones as they finish."""
+def test_soak_bots_keep_playing_for_minutes_without_a_worker_death(tmp_path):
+    """The soak run: ``make serve`` itself, several bot tables at once, new ones as
+    they finish. Half a minute in ``make test``; ``make soak`` runs it for
+    SOAK_MINUTES (default 5)."""
     minutes = float(os.environ.get("SOAK_MINUTES", "0.5"))
     server = Serve(tmp_path / "serve", via_make=True)
     try:
