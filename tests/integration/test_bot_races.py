@@ -62,7 +62,7 @@ def activity(*workers: Worker) -> str:
     with session() as connection:
         rows = connection.execute(
             "SELECT application_name, state, wait_event_type, wait_event, left(query, 120) FROM pg_stat_activity "
-            "WHERE application_name = ANY(%s)", [[w.name for w in workers]],
+            "WHERE application_name = ANY(%s) AND datname = current_database()", [[w.name for w in workers]],
         ).fetchall()
     logs = "\n".join(f"--- {w.name} log:\n{w.log()[-3000:]}" for w in workers)
     return "pg_stat_activity:\n" + "\n".join(map(str, rows)) + "\n" + logs
@@ -72,7 +72,8 @@ def waiting_on_lock(worker: Worker, query_start: str) -> bool:
     """Is ``worker`` blocked on a lock, in a statement starting with ``query_start``?"""
     with session() as connection:
         rows = connection.execute(
-            "SELECT query FROM pg_stat_activity WHERE application_name = %s AND wait_event_type = 'Lock'",
+            "SELECT query FROM pg_stat_activity WHERE application_name = %s AND datname = current_database() "
+            "AND wait_event_type = 'Lock'",
             [worker.name],
         ).fetchall()
     return any(query.lstrip().upper().startswith(query_start.upper()) for (query,) in rows)

@@ -3,12 +3,13 @@ against the real PostgreSQL test database. Nothing here is eager or mocked."""
 
 from __future__ import annotations
 
+import psycopg
 import pytest
 
 from games import services
 from games.engine import Match, Ruleset
 from games.models import Game, GameStatus, Move, MoveSource
-from tests.integration.workers import use_broker, wait_for
+from tests.integration.workers import session_database_url, use_broker, wait_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.slow,
               pytest.mark.django_db(transaction=True)]
@@ -83,6 +84,9 @@ def test_turn_clock_fires_on_time_and_hands_the_seat_to_a_bot_after_three(make_p
     first = wait_for(lambda: Move.objects.filter(game=game, source=MoveSource.TIMEOUT).first(), timeout=10,
                      what="the first timeout")
     lateness = (first.created_at - deadline).total_seconds()
+    # Not early: the service refuses a clock before its deadline. Not late: only the task's own
+    # countdown can fire it here (no beat, no sweep), a few hundredths of a second late even with
+    # both cores busy; 2 s after a 1-s clock is still "on time" to a player.
     assert 0 <= lateness < 2.0, f"the clock fired {lateness:.2f} s after the deadline"
     assert first.seat == absent
 
@@ -108,7 +112,17 @@ def test_sweep_recovers_a_lost_timer(make_player, start_worker):
     move = wait_for(lambda: Move.objects.filter(game=game, source=MoveSource.TIMEOUT).first(), timeout=20,
                     what="the sweep to fire the lost timer")
     lateness = (move.created_at - game.turn_deadline).total_seconds()
+    # The sweep runs every second: about 1 s late (0.8-0.95 s measured with both cores busy);
+    # 5 s is five sweeps.
     assert lateness < 5.0, f"recovered {lateness:.2f} s after the deadline"
+
+
+def blocked_on_a_lock(worker_name: str) -> bool:
+    """Is a database session of the worker named ``worker_name`` waiting for a lock?"""
+    with psycopg.connect(session_database_url(application_name="test-holder")) as session:
+        return session.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s "
+                               "AND datname = current_database() AND wait_event_type = 'Lock'",
+                               [worker_name]).fetchone()[0] > 0
 
 
 def test_killing_the_worker_mid_match_and_starting_another_finishes_it(make_player, start_worker):
@@ -120,7 +134,14 @@ def test_killing_the_worker_mid_match_and_starting_another_finishes_it(make_play
     services.game_start(game_id=game.pk, by=creator)
 
     wait_for(lambda: Move.objects.filter(game=game).count() >= 10, timeout=30, what="ten moves")
-    first.kill()
+    # The test holds the game row: the worker's next bot turn stops inside its transaction, and
+    # the worker is killed there - mid-task, the task unacknowledged, the match certainly unfinished.
+    with psycopg.connect(session_database_url(application_name="test-holder")) as holder:
+        holder.execute("SELECT id FROM games_game WHERE id = %s FOR UPDATE", [game.pk])
+        wait_for(lambda: blocked_on_a_lock(first.name), timeout=30, what="the worker to wait for the game row",
+                 explain=lambda: first.log()[-3000:])
+        first.kill()
+        holder.rollback()
     moves_at_kill = Move.objects.filter(game=game).count()
     assert not finished(game.pk)
 

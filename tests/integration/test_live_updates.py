@@ -4,22 +4,36 @@ uvicorn processes; nothing mocked."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import threading
 import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 import pytest
+from django.db import connection
 
-from games import services
+from games import live_views, services
 from games.engine import Match
 from games.models import Game
 from players import services as player_services
-from tests.integration.web import SseClient, WebServer
+from tests.integration.web import SseClient, SseMessage, WebServer
+from tests.integration.workers import wait_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 TWO = {"set_max": 6, "players": 2, "rounds": 1}
+
+# No assertion here is about how fast the machine is. A wait that must end early
+# is given a long ``wait`` (LONG_WAIT, the API's maximum) and must end within
+# PROMPT - a third of it: "at once" on a loaded machine, and far from what a
+# long-poll that did wait would take. A client that must not be answered early
+# is held by the server's own timer, never by a sleep in the test.
+LONG_WAIT = 30
+PROMPT = 10.0
 
 
 def duel(make_player):
@@ -64,39 +78,78 @@ def assert_no_hidden_tile(payload, hidden: set[str]) -> None:
 
 # -- long-poll (in process: Django's test client runs the async view) -----------------
 
-def test_long_poll_returns_at_once_when_events_exist(make_player, api_client):
+def in_background(request: Callable[[], Any]) -> Future:
+    """Run a test-client request in a daemon thread (the caller goes on; a long-poll
+    that never answers becomes a ``TimeoutError`` at ``result(timeout)``)."""
+    future: Future = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(request())
+        except BaseException as error:  # noqa: BLE001 - handed to the caller
+            future.set_exception(error)
+        finally:
+            connection.close()
+
+    threading.Thread(target=run, daemon=True).start()
+    return future
+
+
+def answer_within(seconds: float, future: Future, what: str) -> Any:
+    try:
+        return future.result(timeout=seconds)
+    except TimeoutError:
+        pytest.fail(f"{what}: no answer within {seconds} s")
+
+
+@pytest.fixture
+def no_polling(settings) -> None:
+    """Waiters no longer re-read the database every LIVE_POLL_SECONDS_EMBEDDED: only
+    a notice (or the end of the wait) wakes a long-poll."""
+    settings.LIVE_POLL_SECONDS = settings.LIVE_POLL_SECONDS_EMBEDDED = 600
+
+
+def test_long_poll_returns_at_once_when_events_exist(make_player, api_client, no_polling):
     game, _ = duel(make_player)
-    started = time.monotonic()
-    response = api_client.get(f"/api/v1/games/{game.pk}/events/?after=0&wait=10")
+    response = answer_within(PROMPT, in_background(
+        lambda: api_client.get(f"/api/v1/games/{game.pk}/events/?after=0&wait={LONG_WAIT}")),
+        f"a long-poll (wait={LONG_WAIT}) on a game that has events")
     assert response.status_code == 200
-    assert time.monotonic() - started < 1.0
     body = response.json()
     assert [e["seq"] for e in body["events"]] == list(range(1, game.seq + 1))
     assert body["status"] == "running"
 
 
-def test_long_poll_returns_empty_after_the_wait(make_player, api_client):
+def test_long_poll_returns_empty_after_the_wait(make_player, api_client, no_polling):
     game, _ = duel(make_player)
     started = time.monotonic()
-    response = api_client.get(f"/api/v1/games/{game.pk}/events/?after={game.seq}&wait=0.6")
+    response = answer_within(1 + PROMPT, in_background(
+        lambda: api_client.get(f"/api/v1/games/{game.pk}/events/?after={game.seq}&wait=1")),
+        "a long-poll with wait=1 and nothing happening")
     elapsed = time.monotonic() - started
     assert response.status_code == 200
     assert response.json()["events"] == []
-    assert 0.6 <= elapsed < 2.0
+    assert elapsed >= 1.0, f"answered after {elapsed:.2f} s, before its wait ran out"  # the server's own timer
 
 
-def test_long_poll_wakes_on_a_new_move(make_player, token_client):
+def test_long_poll_wakes_on_a_new_move(make_player, token_client, no_polling, monkeypatch):
     game, players = duel(make_player)
     client = token_client(players[1])
-    timer = threading.Timer(0.4, move_once, args=(game.pk, players))
-    started = time.monotonic()
-    timer.start()
-    response = client.get(f"/api/v1/games/{game.pk}/events/?after={game.seq}&wait=20")
-    elapsed = time.monotonic() - started
-    timer.join()
+    waiting = threading.Event()
+    real_wait = live_views._wait
+
+    async def wait_and_tell(wake, seconds):  # the long-poll has read the game, found nothing, and now waits
+        waiting.set()
+        await real_wait(wake, seconds)
+
+    monkeypatch.setattr(live_views, "_wait", wait_and_tell)
+    answer = in_background(lambda: client.get(f"/api/v1/games/{game.pk}/events/?after={game.seq}&wait={LONG_WAIT}"))
+    assert waiting.wait(PROMPT), "the long-poll never started waiting"
+    move_once(game.pk, players)
+    # Not polling, it can only answer now if the move's notice woke it (else at the end of its wait).
+    response = answer_within(PROMPT, answer, f"a waiting long-poll (wait={LONG_WAIT}) after a move")
     events = response.json()["events"]
     assert events and events[0]["seq"] == game.seq + 1
-    assert 0.3 < elapsed < 1.5, f"woke after {elapsed:.2f} s"
     assert_no_hidden_tile(response.json(), hidden_tiles(game.pk, seat=1))
 
 
@@ -128,6 +181,16 @@ def token_of(user) -> str:
     return player_services.token_create(user=user, name="stream").secret
 
 
+def within(seconds: float, messages: Iterator[SseMessage]) -> Iterator[SseMessage]:
+    """``messages``, failing the test once ``seconds`` have passed: a stream that keeps
+    sending keep-alives never times out by itself, so a missing event would hang the test."""
+    deadline = time.monotonic() + seconds
+    for message in messages:
+        yield message
+        if time.monotonic() > deadline:
+            pytest.fail(f"the stream did not send what the test waits for within {seconds} s")
+
+
 def test_stream_sends_snapshot_then_events_and_keepalives(make_player, web_servers):
     server = web_servers()
     game, players = duel(make_player)
@@ -142,7 +205,7 @@ def test_stream_sends_snapshot_then_events_and_keepalives(make_player, web_serve
 
     move_once(game.pk, players)
     seen, keepalive = [], None
-    for message in messages:
+    for message in within(30, messages):
         if message.comment == "keep-alive":
             keepalive = message
             if seen:
@@ -165,7 +228,7 @@ def test_stream_resumes_from_last_event_id_without_gap_or_duplicate(make_player,
     next(messages)  # snapshot
     move_once(game.pk, players)
     received = []
-    for message in messages:
+    for message in within(30, messages):
         if message.id is not None:
             received.append(int(message.id))
             break
@@ -179,7 +242,7 @@ def test_stream_resumes_from_last_event_id_without_gap_or_duplicate(make_player,
     messages = again.messages()
     snapshot = next(messages)
     assert snapshot.event == "snapshot" and snapshot.data["game"]["seq"] == final_seq
-    for message in messages:
+    for message in within(30, messages):
         if message.id is not None:
             received.append(int(message.id))
             if received[-1] == final_seq:
@@ -195,26 +258,52 @@ def test_stream_refuses_a_last_event_id_beyond_the_game(make_player, web_servers
     assert status == 400 and body["code"] == "validation_error"
 
 
+def post_move(server: WebServer, game_id: int, players: dict) -> int:
+    """The seat to move makes its first legal move over HTTP, through ``server``; the game's seq after it."""
+    match = Match.from_dict(Game.objects.get(pk=game_id).state)
+    token = token_of(players[match.turn])
+    status, view = server.request("GET", f"/api/v1/games/{game_id}/", token=token)
+    assert status == 200, view
+    status, body = server.request("POST", f"/api/v1/games/{game_id}/moves/",
+                                  {**view["you"]["legal_moves"][0], "expected_seq": view["game"]["seq"]}, token=token)
+    assert status == 201, body
+    return Game.objects.get(pk=game_id).seq
+
+
+def ids_until(messages: Iterator[SseMessage], seq: int, what: str) -> list[int]:
+    """The event ids the stream sends, up to ``seq``; fails if it falls silent for the client's timeout."""
+    ids: list[int] = []
+    try:
+        for message in messages:
+            if message.id is not None:
+                ids.append(int(message.id))
+                if ids[-1] >= seq:
+                    return ids
+    except TimeoutError:
+        pytest.fail(f"{what}: the stream fell silent after ids {ids}, before seq {seq}")
+    pytest.fail(f"{what}: the stream ended after ids {ids}, before seq {seq}")
+
+
 @pytest.mark.redis
 def test_a_move_posted_to_one_web_process_reaches_a_stream_on_another(make_player, web_servers, redis_url):
-    # Polling is set to 60 s: only the Redis fan-out can deliver the event in time.
-    a = web_servers(redis_url, LIVE_POLL_SECONDS="60")
-    b = web_servers(redis_url, LIVE_POLL_SECONDS="60")
+    # b re-reads the database and sends keep-alives only every 600 s, and the client gives up
+    # after 20 s of silence: only a notice through Redis can bring b's stream a move made on a.
+    quiet = {"LIVE_POLL_SECONDS": "600", "LIVE_POLL_SECONDS_EMBEDDED": "600", "LIVE_KEEPALIVE_SECONDS": "600"}
+    a = web_servers(redis_url, **quiet)
+    b = web_servers(redis_url, **quiet)
     game, players = duel(make_player)
-    stream = SseClient(b.port, f"/api/v1/games/{game.pk}/stream/", token=token_of(players[1]))
+    stream = SseClient(b.port, f"/api/v1/games/{game.pk}/stream/", token=token_of(players[1]), timeout=20)
     messages = stream.messages()
     next(messages)
-    match = Match.from_dict(Game.objects.get(pk=game.pk).state)
-    token = token_of(players[match.turn])
-    status, view = a.request("GET", f"/api/v1/games/{game.pk}/", token=token)
-    posted = time.monotonic()
-    status, _ = a.request("POST", f"/api/v1/games/{game.pk}/moves/",
-                          {**view["you"]["legal_moves"][0], "expected_seq": view["game"]["seq"]}, token=token)
-    assert status == 201
-    message = next(m for m in messages if m.id is not None)
+    # b subscribes to Redis when its first waiter (this stream) arrives, and re-reads once when the
+    # subscription is live. The first move may reach the stream that way; once it has, b is
+    # subscribed, and the second move can only arrive as a notice published by a.
+    first = post_move(a, game.pk, players)
+    received = ids_until(messages, first, "the first move, made on a")
+    second = post_move(a, game.pk, players)
+    received += ids_until(messages, second, "the second move, made on a once b was subscribed")
     stream.close()
-    assert int(message.id) == game.seq + 1
-    assert message.received - posted < 1.0
+    assert received == list(range(game.seq + 1, second + 1))
 
 
 @pytest.mark.redis
@@ -229,11 +318,10 @@ def test_account_stream_says_your_turn(make_player, web_servers, redis_url):
     assert snapshot.event == "snapshot"
     assert [g["game"] for g in snapshot.data["games"]] == [game.pk]
     assert snapshot.data["games"][0]["your_turn"] is False
-    move_once(game.pk, players)  # the other seat moves; now (unless it drew and may play on) it is ours
-    game = Game.objects.get(pk=game.pk)
-    if game.turn_seat == 1 - match.turn:
-        event = next(m for m in messages if m.event == "your_turn")
-        assert event.data["game"] == game.pk and event.data["your_turn"] is True
+    while Game.objects.get(pk=game.pk).turn_seat == match.turn:  # the other seat moves (and plays on after a draw)
+        move_once(game.pk, players)
+    event = next(m for m in within(30, messages) if m.event == "your_turn")
+    assert event.data["game"] == game.pk and event.data["your_turn"] is True
     stream.close()
 
 
@@ -258,35 +346,60 @@ def test_events_are_the_same_for_every_viewer(make_player, api_client, token_cli
     json.dumps(pages)
 
 
+def tcp_sockets() -> dict[tuple[int, int], tuple[int, int]]:
+    """(local port, remote port) -> (bytes not yet acknowledged by the peer, bytes not
+    yet read by the process) of this machine's established IPv4 TCP sockets (Linux)."""
+    sockets = {}
+    with open("/proc/net/tcp") as table:
+        next(table)
+        for line in table:
+            _, local, remote, state, queues, *_ = line.split()
+            if state == "01":  # ESTABLISHED
+                unsent, unread = (int(n, 16) for n in queues.split(":"))
+                sockets[(int(local.rsplit(":", 1)[1], 16), int(remote.rsplit(":", 1)[1], 16))] = (unsent, unread)
+    return sockets
+
+
+def server_has_read(port: int, client_ports: list[int]) -> bool:
+    """Has the server on ``port`` taken in the request of each client connection: its
+    kernel acknowledged every byte sent, and its process read them all?"""
+    sockets = tcp_sockets()
+    return all((client, port) in sockets and (port, client) in sockets and sockets[(client, port)][0] == 0
+               and sockets[(port, client)][1] == 0 for client in client_ports)
+
+
 def test_waiting_clients_do_not_hold_up_the_rest_api(make_player, web_servers):
     """Twenty long-polls - more than the web process's WSGI threads - wait on the
-    event loop, so a move and a read are still answered at once."""
+    event loop, so a move and a read are still answered while they wait."""
     server = web_servers()
     game, players = duel(make_player)
-    answers: list[tuple[int, float]] = []
+    wait = 20
+    waiters = []
+    for _ in range(20):
+        waiter = http.client.HTTPConnection("127.0.0.1", server.port, timeout=wait + 30)
+        waiter.request("GET", f"/api/v1/games/{game.pk}/events/?after={game.seq}&wait={wait}")
+        waiters.append(waiter)
+    # All twenty requests are inside the server (which answers none of them before a move or the end of the wait).
+    wait_for(lambda: server_has_read(server.port, [w.sock.getsockname()[1] for w in waiters]), PROMPT,
+             what="the server to read the twenty long-polls")
 
-    def wait() -> None:
-        started = time.monotonic()
-        status, _ = server.request("GET", f"/api/v1/games/{game.pk}/events/?after={game.seq}&wait=4")
-        answers.append((status, time.monotonic() - started))
-
-    waiters = [threading.Thread(target=wait) for _ in range(20)]
-    for waiter in waiters:
-        waiter.start()
-    time.sleep(0.5)
-    match = Match.from_dict(Game.objects.get(pk=game.pk).state)
-    token = token_of(players[match.turn])
     started = time.monotonic()
-    status, view = server.request("GET", f"/api/v1/games/{game.pk}/", token=token)
-    status, _ = server.request("POST", f"/api/v1/games/{game.pk}/moves/",
-                               {**view["you"]["legal_moves"][0], "expected_seq": view["game"]["seq"]}, token=token)
+    try:
+        seq = post_move(server, game.pk, players)  # a read and a move
+    except TimeoutError:
+        pytest.fail("a read and a move behind 20 waiting clients got no answer within 30 s")
     elapsed = time.monotonic() - started
+    answers = []
     for waiter in waiters:
-        waiter.join(10)
-    assert status == 201
-    assert elapsed < 1.0, f"a read and a move took {elapsed:.2f} s behind 20 waiting clients"
-    assert len(answers) == 20 and all(status == 200 for status, _ in answers)
-    assert min(seconds for _, seconds in answers) > 0.5  # they did wait (until the move woke them)
+        response = waiter.getresponse()
+        answers.append((response.status, json.loads(response.read())))
+        waiter.close()
+    # Had the waiters held the threads, the read would only have been served once they gave up,
+    # and they would have answered empty lists.
+    assert elapsed < PROMPT, f"a read and a move took {elapsed:.2f} s behind 20 waiting clients"
+    assert [status for status, _ in answers] == [200] * 20
+    assert all([e["seq"] for e in body["events"]] == list(range(game.seq + 1, seq + 1)) for _, body in answers), \
+        [body["events"] for _, body in answers]
 
 
 @pytest.mark.parametrize(("path", "query", "waits"), [

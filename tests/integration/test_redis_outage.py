@@ -278,5 +278,6 @@ def test_a_worker_mid_task_and_holding_timed_tasks_survives_a_redis_restart(make
 def _waiting(worker: Worker) -> bool:
     with psycopg.connect(session_database_url(application_name="test-observer")) as connection:
         return bool(connection.execute(
-            "SELECT 1 FROM pg_stat_activity WHERE application_name = %s AND wait_event_type = 'Lock'", [worker.name],
+            "SELECT 1 FROM pg_stat_activity WHERE application_name = %s AND datname = current_database() "
+            "AND wait_event_type = 'Lock'", [worker.name],
         ).fetchone())
