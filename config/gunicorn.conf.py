@@ -32,6 +32,10 @@ keepalive = int(os.environ.get("WEB_KEEPALIVE", "5"))
 # finish on shutdown, then close them (clients resume from Last-Event-ID).
 graceful_timeout = 10
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
+# Proxy headers (X-Forwarded-For) are read by the app alone, and only as far as
+# NUM_PROXIES says (core.middleware.ClientAddress): gunicorn/uvicorn would
+# otherwise believe them from any client on 127.0.0.1.
+forwarded_allow_ips = ""
 
 # Web processes keep a PostgreSQL connection pool per process (config/settings.py).
 os.environ.setdefault("DB_POOL", "true")

@@ -21,7 +21,14 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 | THROTTLE_ANON        | 120/minute                            |
 | THROTTLE_USER        | 1200/minute                           |
 | THROTTLE_MOVES       | 600/minute                            |
+| THROTTLE_LOGIN       | 30/hour (password attempts, address)  |
+| THROTTLE_REGISTER    | 10/hour (new accounts, per address)   |
+| THROTTLE_TOKENS      | 60/hour (new tokens, per account)     |
+| MAX_TOKENS_PER_ACCOUNT | 50                                  |
+| LOGIN_FREE_FAILURES / LOGIN_LOCK_SECONDS / LOGIN_LOCK_MAX_SECONDS | 5 / 60 / 3600 |
 | PAGE_SIZE            | 50                                    |
+| NUM_PROXIES          | 0 (X-Forwarded-For is not believed)   |
+| API_MAX_BODY_BYTES   | 65536                                 |
 | SERVE_STATIC         | true                                  |
 | LOG_LEVEL            | INFO                                  |
 
@@ -72,6 +79,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "core.middleware.ApiProblems",  # every error under /api/ is a problem document
+    "core.middleware.ClientAddress",  # REMOTE_ADDR: X-Forwarded-For only behind NUM_PROXIES proxies
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -142,12 +151,32 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "players.User"
 
+# Password log-ins go through the log-in lock (players.login): after
+# LOGIN_FREE_FAILURES wrong passwords in a row an account's password log-in is
+# locked for LOGIN_LOCK_SECONDS, doubling per further failure up to
+# LOGIN_LOCK_MAX_SECONDS. API tokens are not affected.
+AUTHENTICATION_BACKENDS = ["players.login.LockingModelBackend"]
+LOGIN_FREE_FAILURES = env.int("LOGIN_FREE_FAILURES", default=5)
+LOGIN_LOCK_SECONDS = env.int("LOGIN_LOCK_SECONDS", default=60)
+LOGIN_LOCK_MAX_SECONDS = env.int("LOGIN_LOCK_MAX_SECONDS", default=3600)
+# API tokens: at most this many active per account, at most THROTTLE_TOKENS new ones.
+MAX_TOKENS_PER_ACCOUNT = env.int("MAX_TOKENS_PER_ACCOUNT", default=50)
+THROTTLE_TOKENS = env.str("THROTTLE_TOKENS", default="60/hour")
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# --- Clients -----------------------------------------------------------------------
+# How many proxies (load balancers) stand in front of the web server, each adding
+# the address it got the request from to X-Forwarded-For. 0: none, the header is
+# never believed (a client could send any address and dodge every rate limit).
+NUM_PROXIES = env.int("NUM_PROXIES", default=0)
+# The largest request body the API reads (413 payload_too_large above it).
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
 
 # --- Redis: cache (throttling) and Celery broker -------------------------------
 REDIS_URL = env.str("REDIS_URL", default="")
@@ -247,7 +276,14 @@ HEALTH_TURN_LATE_SECONDS = env.float("HEALTH_TURN_LATE_SECONDS", default=15.0)
 LIVE_POLL_SECONDS = env.float("LIVE_POLL_SECONDS", default=5.0)
 LIVE_POLL_SECONDS_EMBEDDED = env.float("LIVE_POLL_SECONDS_EMBEDDED", default=0.25)
 LIVE_KEEPALIVE_SECONDS = env.float("LIVE_KEEPALIVE_SECONDS", default=15.0)
-LONG_POLL_MAX_SECONDS = 30
+# The longest a long-poll may wait (the API's `wait` maximum), and how long a
+# stream stays open before the server closes it (the client reconnects and
+# resumes with Last-Event-ID; 0: for as long as the client likes).
+LONG_POLL_MAX_SECONDS = env.float("LONG_POLL_MAX_SECONDS", default=30)
+LIVE_STREAM_MAX_SECONDS = env.float("LIVE_STREAM_MAX_SECONDS", default=0)
+# A stream closes as soon as a notice says its token was revoked or its account
+# suspended; without notices (Redis away) it re-checks this often.
+LIVE_CREDENTIALS_RECHECK_SECONDS = env.float("LIVE_CREDENTIALS_RECHECK_SECONDS", default=10)
 
 # --- Internationalization ---------------------------------------------------------
 LANGUAGE_CODE = "en-us"
@@ -275,16 +311,24 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
+    "DEFAULT_METADATA_CLASS": "core.metadata.Metadata",  # OPTIONS
+    # REMOTE_ADDR is already the client's (core.middleware.ClientAddress): DRF must
+    # not read X-Forwarded-For on its own.
+    "NUM_PROXIES": 0,
+    # Atomic counters, keyed on the address ClientAddress settled (core.throttling).
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "core.throttling.AnonRateThrottle",
+        "core.throttling.UserRateThrottle",
     ],
-    # "moves" is for views with ScopedRateThrottle and throttle_scope = "moves".
+    # Scopes of views' own throttles: "moves" (per account), "login" (password
+    # attempts per address), "register" (new accounts per address).
     "DEFAULT_THROTTLE_RATES": {
         "anon": env.str("THROTTLE_ANON", default="120/minute"),
         "user": env.str("THROTTLE_USER", default="1200/minute"),
         "moves": env.str("THROTTLE_MOVES", default="600/minute"),
+        "login": env.str("THROTTLE_LOGIN", default="30/hour"),
+        "register": env.str("THROTTLE_REGISTER", default="10/hour"),
     },
     "DEFAULT_PAGINATION_CLASS": "core.pagination.LimitOffsetPagination",
     "PAGE_SIZE": env.int("PAGE_SIZE", default=50),

@@ -209,6 +209,12 @@ register_error_code(
     description="The request body's Content-Type is not supported: send application/json.",
 )
 register_error_code(
+    "payload_too_large",
+    status=413,
+    title="Request body too large",
+    description="The request body is over the server's limit (API_MAX_BODY_BYTES, 64 KiB by default).",
+)
+register_error_code(
     "parse_error",
     status=400,
     title="Malformed request body",

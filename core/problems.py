@@ -100,7 +100,8 @@ class Problem:
 def problem_from_exception(exc: BaseException) -> Problem:
     """Map any exception to its problem; anything unexpected is a bare 500."""
     if isinstance(exc, ApiError):
-        return Problem(exc.status, exc.code, exc.title, exc.detail, exc.extra)
+        headers = {"Retry-After": str(exc.extra["retry_after"])} if "retry_after" in exc.extra else {}
+        return Problem(exc.status, exc.code, exc.title, exc.detail, exc.extra, headers)
     if isinstance(exc, RuleError):
         return Problem(RULE_ERROR_STATUS, exc.code, RULE_ERROR_TITLE, exc.message)
     if isinstance(exc, RulesetError):

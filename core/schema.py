@@ -69,8 +69,9 @@ def _describe(codes: list[str]) -> str:
 
 
 class AutoSchema(SpectacularAutoSchema):
-    """Adds the responses every operation has: a ``default`` problem, and a 401
-    when the operation needs authentication (shared ``components/responses``)."""
+    """Adds the responses every operation has: a ``default`` problem, a 429 (every
+    operation is rate limited: ``core.throttling``), and a 401 when the operation
+    needs authentication (shared ``components/responses``)."""
 
     def get_operation(self, *args: Any, **kwargs: Any) -> dict[str, Any] | None:
         operation = super().get_operation(*args, **kwargs)
@@ -80,6 +81,8 @@ class AutoSchema(SpectacularAutoSchema):
         security = operation.get("security", [])
         if security and {} not in security:
             responses.setdefault("401", self._shared_response("NotAuthenticated", AUTH_CODES))
+        if self.view.get_throttles():
+            responses.setdefault("429", self._shared_response("RateLimited", ("rate_limited",)))
         responses.setdefault("default", self._shared_response("Problem", ("server_error",)))
         operation["responses"] = dict(sorted(responses.items(), key=lambda item: item[0]))
         return operation

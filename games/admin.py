@@ -182,7 +182,7 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
 
     @admin.display(description="seed")
     def seed_shown(self, game: Game) -> str:
-        return str(game.seed) if selectors.seed_visible(game) else "hidden until the end (see “Reveal hands”)"
+        return str(game.seed) if selectors.seed_visible(game, None) else "hidden until the end (see “Reveal hands”)"
 
     @admin.display(description="public API")
     def api(self, game: Game) -> SafeString:

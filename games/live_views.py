@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import suppress
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -32,10 +34,12 @@ from core.inputs import validated
 from core.schema import problem_responses
 from games import output, selectors
 from games.errors import GameError
+from core.notify import auth_channel
 from games.live import HUB, game_channel, poll_seconds, user_channel
 from games.models import Game, GameStatus, Seat
-from games.serializers import EventOutput, EventPageOutput
+from games.serializers import EVENT_TYPE_CHOICES, EventPageOutput
 from games.views import game_body
+from players import selectors as player_selectors
 
 PAGE = 500
 RETRY_MS = 2000
@@ -43,7 +47,8 @@ OVER = (GameStatus.FINISHED, GameStatus.ABORTED)
 
 
 class EventsQueryInput(serializers.Serializer):
-    after = serializers.IntegerField(min_value=0, default=0, help_text="Return events with seq greater than this.")
+    after = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0,
+                                     help_text="Return events with seq greater than this.")
     wait = serializers.FloatField(
         min_value=0, max_value=settings.LONG_POLL_MAX_SECONDS, default=0,
         help_text="If nothing is newer than `after`, wait up to this many seconds for it (long-poll); "
@@ -61,6 +66,31 @@ class EventStreamRenderer(BaseRenderer):
 
     def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
         return json.dumps(data, cls=DjangoJSONEncoder).encode()
+
+
+GAME_STREAM_DATA = (
+    "JSON: for `snapshot`, the game as you may see it (`Game` schema); for an event type, the event "
+    "(`EventOutput` schema, its `data` one of `EventData`); for `end`, `{\"seq\": N, \"status\": ...}`."
+)
+ACCOUNT_STREAM_DATA = (
+    "JSON: for `snapshot`, `{\"games\": [AccountGameOutput, ...]}`; otherwise one `AccountGameOutput`."
+)
+
+
+def sse_event_schema(events: list[str], data: str) -> dict[str, Any]:
+    """The OpenAPI schema of one Server-Sent Event of a stream (the text/event-stream
+    response's schema describes each event, as OpenAPI 3.2's itemSchema does):
+    its `event` name, its `id` and its `data` (a JSON document, as a string)."""
+    return {
+        "type": "object",
+        "required": ["event", "data"],
+        "properties": {
+            "event": {"type": "string", "enum": events, "description": "The event's name (`event:` line)."},
+            "id": {"type": "string", "description": "Its id (`id:` line): send the last one as Last-Event-ID."},
+            "data": {"type": "string", "description": data},
+            "retry": {"type": "integer", "description": "Reconnection delay in ms (`retry:` line)."},
+        },
+    }
 
 
 def sse(data: Any, *, event: str | None = None, event_id: str | int | None = None) -> str:
@@ -128,17 +158,23 @@ STREAM_DESCRIPTION = (
     "may see it (`Game` schema). Then every event of the game's log after `Last-Event-ID` (or after the "
     "snapshot's seq) as `id: <seq>`, `event: <type>`, `data: <GameEvent JSON>`. A comment line "
     "`: keep-alive` at least every 15 seconds. When the game is over: `event: end` "
-    "(`{\"seq\": N, \"status\": \"finished\"}`) and the stream closes."
+    "(`{\"seq\": N, \"status\": \"finished\"}`) and the stream closes. A stream opened with a token or "
+    "session closes (with no last event) within a second or two of that token being revoked or the account "
+    "suspended; reconnecting then answers 401."
 )
+
+
+MAX_SEQ = 2**31 - 1  # seq is a 32-bit column: anything larger is no event of any game
 
 
 def _last_event_id(request: Request) -> int | None:
     raw = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id")
     if raw in (None, ""):
         return None
-    if not str(raw).isdigit():
+    # ASCII digits only: str.isdigit() also accepts "²" or "١٢", which int() refuses.
+    if not re.fullmatch(r"[0-9]{1,10}", str(raw)) or int(raw) > MAX_SEQ:
         raise GameError("validation_error", "Last-Event-ID must be an event seq (a whole number).",
-                        errors={"Last-Event-ID": ["not a whole number"]})
+                        errors={"Last-Event-ID": ["not an event seq"]})
     return int(raw)
 
 
@@ -157,7 +193,10 @@ class GameStreamApi(AsyncAPIView):
         operation_id="games_stream", summary="Server-Sent Events of one game (resumable)",
         parameters=[LAST_EVENT_ID],
         responses={
-            (200, "text/event-stream"): OpenApiResponse(response=EventOutput, description=STREAM_DESCRIPTION),
+            (200, "text/event-stream"): OpenApiResponse(
+                response=sse_event_schema(["snapshot", *EVENT_TYPE_CHOICES, "end"], GAME_STREAM_DATA),
+                description=STREAM_DESCRIPTION,
+            ),
             **problem_responses("validation_error", "not_found"),
         },
     )
@@ -170,7 +209,7 @@ class GameStreamApi(AsyncAPIView):
             raise GameError("validation_error", f"Last-Event-ID {last_id} is beyond this game's seq {seq}.",
                             errors={"Last-Event-ID": ["beyond the game's seq"]})
         reader = _GameReader(game_id, seq if last_id is None else last_id)
-        return _stream_response(_sse_stream(snapshot, game_channel(game_id), reader.read))
+        return _stream_response(_sse_stream(snapshot, game_channel(game_id), reader.read, Credentials.of(request)))
 
 
 # What a stream's reader says after each read.
@@ -178,18 +217,51 @@ MORE, WAIT, END = "more", "wait", "end"
 Reader = Callable[[], Awaitable[tuple[list[str], str]]]
 
 
-async def _sse_stream(snapshot: Any, channel: str, read: Reader) -> AsyncIterator[str]:
+@dataclass(frozen=True)
+class Credentials:
+    """Who opened a stream, and with which token (None: a browser session)."""
+
+    user_id: int
+    token_id: int | None
+
+    @classmethod
+    def of(cls, request: Request) -> Credentials | None:
+        if not request.user.is_authenticated:
+            return None  # anyone may watch a game's public stream: nothing to lose
+        token = request.auth
+        return cls(request.user.pk, getattr(token, "pk", None))
+
+    async def still_valid(self) -> bool:
+        return await db_call(player_selectors.credentials_valid, user_id=self.user_id, token_id=self.token_id)
+
+
+async def _sse_stream(snapshot: Any, channel: str, read: Reader, credentials: Credentials | None) -> AsyncIterator[str]:
     """The frame of every stream: the reconnect hint and the snapshot first; then,
     each time ``channel`` wakes (or the poll interval passes), the messages ``read``
     returns - at once again while it says ``more``, until it says ``end`` - with a
-    keep-alive comment at least every ``LIVE_KEEPALIVE_SECONDS``."""
+    keep-alive comment at least every ``LIVE_KEEPALIVE_SECONDS``. A stream opened
+    with credentials closes as soon as they are no good any more (a revoked token,
+    a suspended account): a client that reconnects then gets 401."""
     loop = asyncio.get_running_loop()
     keepalive = settings.LIVE_KEEPALIVE_SECONDS
-    yield f"retry: {RETRY_MS}\n\n" + sse(snapshot, event="snapshot")
-    next_ping = loop.time() + keepalive
-    async with HUB.subscription([channel]) as wake:
+    closes_at = loop.time() + settings.LIVE_STREAM_MAX_SECONDS if settings.LIVE_STREAM_MAX_SECONDS else None
+    # Credentials are re-checked when a notice says they changed (core.notify.auth_channel)
+    # and, in case that notice was lost (Redis away), every LIVE_CREDENTIALS_RECHECK_SECONDS -
+    # and once right after subscribing, for a change between the request's authentication
+    # and then. Subscribed before the snapshot goes out: a client that has it misses nothing.
+    recheck = settings.LIVE_CREDENTIALS_RECHECK_SECONDS
+    next_check = loop.time()
+    watched = [auth_channel(credentials.user_id)] if credentials else []
+    async with HUB.subscription([channel, *watched]) as wake, HUB.subscription(watched) as changed:
+        yield f"retry: {RETRY_MS}\n\n" + sse(snapshot, event="snapshot")
+        next_ping = loop.time() + keepalive
         while True:
             wake.clear()  # before reading: a notice during the read is not lost
+            if credentials is not None and (changed.is_set() or loop.time() >= next_check):
+                changed.clear()
+                next_check = loop.time() + recheck
+                if not await credentials.still_valid():
+                    return
             messages, state = await read()
             for message in messages:
                 yield message
@@ -198,10 +270,13 @@ async def _sse_stream(snapshot: Any, channel: str, read: Reader) -> AsyncIterato
             if state == MORE:
                 continue
             now = loop.time()
+            if closes_at is not None and now >= closes_at:
+                return  # the client reconnects and resumes after the last id it got
             if now >= next_ping:
                 yield ": keep-alive\n\n"
                 next_ping = now + keepalive
-            await _wait(wake, min(next_ping - now, poll_seconds()))
+            await _wait(wake, min(next_ping - now, next_check - now, poll_seconds(),
+                                  closes_at - now if closes_at is not None else keepalive))
 
 
 class _GameReader:
@@ -242,7 +317,8 @@ ACCOUNT_STREAM_DESCRIPTION = (
     "`{\"games\": [AccountGame ...]}` (your open and running games). Then, as they happen: "
     "`your_turn` (an `AccountGame` whose `your_turn` is true), `game_started`, `game_over` (with the "
     "result), each with `id: <game>.<seq>`; `: keep-alive` comments at least every 15 seconds. "
-    "Reconnecting gives a fresh snapshot, so nothing needs resuming."
+    "Reconnecting gives a fresh snapshot, so nothing needs resuming. The stream closes when the token "
+    "it was opened with is revoked or the account suspended (reconnecting then answers 401)."
 )
 
 
@@ -267,7 +343,9 @@ class AccountStreamApi(AsyncAPIView):
 
     @extend_schema(
         operation_id="me_stream", summary="Server-Sent Events about all your games (your turn, start, end)",
-        responses={(200, "text/event-stream"): OpenApiResponse(response=AccountGameOutput, description=ACCOUNT_STREAM_DESCRIPTION),
+        responses={(200, "text/event-stream"): OpenApiResponse(
+                       response=sse_event_schema(["snapshot", "your_turn", "game_started", "game_over"], ACCOUNT_STREAM_DATA),
+                       description=ACCOUNT_STREAM_DESCRIPTION),
                    **problem_responses("not_authenticated")},
     )
     async def get(self, request: Request) -> StreamingHttpResponse:
@@ -275,7 +353,7 @@ class AccountStreamApi(AsyncAPIView):
         games = await db_call(_account_games, user, [])
         snapshot = {"games": AccountGameOutput(games, many=True).data}
         reader = _AccountReader(user, games)
-        return _stream_response(_sse_stream(snapshot, user_channel(user.pk), reader.read))
+        return _stream_response(_sse_stream(snapshot, user_channel(user.pk), reader.read, Credentials.of(request)))
 
 
 class _AccountReader:

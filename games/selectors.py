@@ -1,8 +1,9 @@
 """Read queries shaped for the API, with what each viewer may see.
 
 Hidden information is decided here and only here: a caller gets its own hand and
-legal moves when seated; nobody gets another hand, the boneyard or (before the end,
-outside practice games) the seed.
+legal moves when seated; nobody gets another hand or the boneyard, and before the
+end nobody gets the seed or a set-up (with either, every hand and the boneyard's
+order follow) - but the creator of a practice game, who supplied them.
 """
 
 from __future__ import annotations
@@ -47,8 +48,12 @@ def seat_of(seats: Iterable[Seat], user: User | None) -> Seat | None:
     return next((s for s in seats if s.player_id == user.pk), None)
 
 
-def seed_visible(game: Game) -> bool:
-    return game.practice or game.status in (GameStatus.FINISHED, GameStatus.ABORTED)
+def seed_visible(game: Game, viewer: User | None) -> bool:
+    """May ``viewer`` see the seed and the set-up? After the end, everyone; before,
+    only the creator of a practice game (who chose them)."""
+    if game.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+        return True
+    return game.practice and viewer is not None and viewer.is_authenticated and viewer.pk == game.creator_id
 
 
 @dataclass
@@ -71,7 +76,7 @@ def game_view(*, game: Game, viewer: User | None, seats: list[Seat] | None = Non
         match = Match.from_dict(game.state)
     if match is not None:
         state = engine.public_view(match)
-        if not seed_visible(game) and state.get("result"):
+        if not seed_visible(game, viewer) and state.get("result"):
             state["result"]["seed"] = None  # pragma: no cover - a finished game always shows its seed
     seat = seat_of(seats, viewer)
     if seat is not None:
@@ -90,7 +95,7 @@ def game_view(*, game: Game, viewer: User | None, seats: list[Seat] | None = Non
                 your_turn=your_turn,
                 turn_deadline=game.turn_deadline if your_turn else None,
             )
-    return GameView(game=game, seats=seats, state=state, you=you, seed=game.seed if seed_visible(game) else None)
+    return GameView(game=game, seats=seats, state=state, you=you, seed=game.seed if seed_visible(game, viewer) else None)
 
 
 def event_list(*, game: Game, after: int = 0, limit: int = 500) -> list[Event]:
@@ -138,9 +143,10 @@ def hand_detail(*, game: Game, number: int) -> dict[str, Any]:
     return hand
 
 
-def game_record(*, game: Game) -> dict[str, Any]:
-    """Everything the engine needs to replay the match exactly (after the end only)."""
-    if game.status not in (GameStatus.FINISHED, GameStatus.ABORTED) and not game.practice:
+def game_record(*, game: Game, viewer: User | None) -> dict[str, Any]:
+    """Everything the engine needs to replay the match exactly: after the end (and,
+    in a practice game, to its creator at any time)."""
+    if not seed_visible(game, viewer):
         raise GameError("game_not_finished", "The record (with the seed) is published when the game is over.")
     moves = Move.objects.filter(game=game).order_by("number").values_list("seat", "payload")
     return {

@@ -65,7 +65,7 @@ class GameCreateInput(serializers.Serializer):
     bot_delay_ms = serializers.IntegerField(min_value=0, max_value=10000, default=0,
                                             help_text="Pause before a server bot moves, so people can follow.")
     seed = serializers.IntegerField(min_value=0, max_value=2**63 - 1, required=False, allow_null=True,
-                                    help_text="A fixed seed makes a practice game (unrated, seed visible).")
+                                    help_text="A fixed seed makes a practice game (unrated; the seed is shown to you, and to everyone after the end).")
     setup = SetupInput(required=False, allow_null=True, help_text="A given first-round position (practice game).")
     sit = serializers.BooleanField(default=True, help_text="Take seat 0 yourself.")
 
@@ -236,7 +236,8 @@ class GameOutput(serializers.Serializer):
     """A game as the caller may see it (``GameView``)."""
 
     game = GameSummaryOutput()
-    seed = serializers.IntegerField(allow_null=True, help_text="Shown in practice games and after the end.")
+    seed = serializers.IntegerField(allow_null=True, help_text="Shown after the end (and to the creator of a practice game, "
+                                    "who chose it); null before.")
     state = MatchStateOutput(allow_null=True, help_text="The public match state; null before the start.")
     you = YouOutput(allow_null=True, help_text="Your seat, hand and legal moves; null if you have no seat.")
 

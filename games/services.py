@@ -255,21 +255,26 @@ def game_start(*, game_id: int, by: User) -> Game:
     return game
 
 
-def game_abort(*, game_id: int, by: User, reason: str = "") -> Game:
-    """The creator may abort a table in the lobby; staff may abort any unfinished game."""
+def game_abort(*, game_id: int, by: User, reason: str = "", as_moderator: bool = False) -> Game:
+    """The creator may abort a table in the lobby. ``as_moderator``: a moderator
+    aborts any unfinished game - only ``moderation.services`` passes it, having
+    checked the moderation permission and recording the audit entry; the API
+    never does."""
+    if as_moderator:
+        _require_staff(by)
     with transaction.atomic():
         game = _locked(game_id)
-        if not by.is_staff:
+        if as_moderator:
+            _require_status(game, GameStatus.OPEN, GameStatus.RUNNING)
+        else:
             _require_creator(game, by)
             _require_status(game, GameStatus.OPEN)
-        else:
-            _require_status(game, GameStatus.OPEN, GameStatus.RUNNING)
         game.status = GameStatus.ABORTED
         game.abort_reason = reason
         game.finished_at = timezone.now()
         game.turn_seat = None
         game.turn_deadline = None
-        _append_events(game, [{"type": "game_aborted", "by": by.username, "moderator": by.is_staff and game.creator_id != by.pk, "reason": reason}])
+        _append_events(game, [{"type": "game_aborted", "by": by.username, "moderator": as_moderator, "reason": reason}])
         game.save()
         _publish_on_commit(game)
     return game
@@ -547,7 +552,7 @@ def player_withdraw(*, player: User, by: User, reason: str = "") -> list[int]:
         seat_hand_to_bot(game_id=seat.game_id, seat_number=seat.number, by=by, reason=reason)
         touched.append(seat.game_id)
     for game_id in Game.objects.filter(creator=player, status=GameStatus.OPEN).values_list("id", flat=True):
-        game_abort(game_id=game_id, by=by, reason=reason)
+        game_abort(game_id=game_id, by=by, reason=reason, as_moderator=True)
         touched.append(game_id)
     for seat in Seat.objects.filter(player=player, game__status=GameStatus.OPEN):
         seat_remove(game_id=seat.game_id, seat_number=seat.number, by=by, reason=reason)

@@ -11,11 +11,11 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from core.inputs import validated
 from core.schema import problem_responses
+from core.throttling import ScopedRateThrottle
 from games import output, selectors, services
 from games.errors import GameError
 from games.models import Game
@@ -155,7 +155,7 @@ class GameStartApi(_GameActionApi):
         return services.game_start(game_id=game_id, by=request.user)
 
 
-@_action_schema("games_abort", "Abort the game (creator before the start; staff any time)", "validation_error", "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted")
+@_action_schema("games_abort", "Abort the table (its creator, before the start; moderators use the admin)", "validation_error", "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted")
 class GameAbortApi(_GameActionApi):
     input_class = GameAbortInput
 
@@ -247,4 +247,4 @@ class GameRecordApi(APIView):
                    responses={200: GameRecordOutput, **problem_responses("not_found", "game_not_finished")})
     def get(self, request: Request, game_id: int) -> Response:
         game = selectors.game_get(game_id=game_id)
-        return Response(GameRecordOutput(selectors.game_record(game=game)).data)
+        return Response(GameRecordOutput(selectors.game_record(game=game, viewer=request.user)).data)

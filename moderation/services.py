@@ -69,7 +69,7 @@ def moderation_game_abort(*, game_id: int, by: User, reason: str) -> Game:
     _require_moderator(by)
     reason = _require_reason(reason)
     with transaction.atomic():
-        game = game_services.game_abort(game_id=game_id, by=by, reason=reason)
+        game = game_services.game_abort(game_id=game_id, by=by, reason=reason, as_moderator=True)
         _mark_moderated([game.pk])
         _audit(by=by, action=AuditAction.GAME_ABORT, reason=reason, game_id=game.pk)
     return game

@@ -27,3 +27,13 @@ def token_get_active_for_user(*, user: User, token_id: int) -> ApiToken | None:
 
 def player_get(*, username: str) -> User | None:
     return User.objects.filter(username__iexact=username).first()
+
+
+def credentials_valid(*, user_id: int, token_id: int | None) -> bool:
+    """Are the credentials a request came with still good: the account active and,
+    for a request with an API token, the token not revoked? (A long-lived stream
+    asks this again when the account's tokens or standing change.)"""
+    if token_id is not None:
+        return ApiToken.objects.filter(pk=token_id, user_id=user_id, revoked_at__isnull=True,
+                                       user__is_active=True).exists()
+    return User.objects.filter(pk=user_id, is_active=True).exists()

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from players.errors import InvalidCredentials, UsernameTaken
+from core import notify
+from core.errors import ApiError
+from core.limits import Limit
+from players import login
+from players.errors import InvalidCredentials, LoginLocked, TooManyTokens, UsernameTaken
 from players.models import ApiToken, User
 from players.tokens import token_digest, token_generate
 
@@ -46,11 +52,29 @@ def user_register(*, username: str, password: str, is_bot: bool = False) -> User
 
 
 def user_authenticate(*, username: str, password: str) -> User:
-    """The active user with these credentials, or ``InvalidCredentials``."""
-    user = authenticate(username=username, password=password)
+    """The active user with these credentials, or ``InvalidCredentials``; while the
+    account's password log-in is locked (``players.login``), ``LoginLocked``."""
+    account = login.account_for(username)
+    if account is not None and (wait := login.locked_for(account)):
+        raise LoginLocked(f"Too many wrong passwords: password log-in to this account is locked for "
+                          f"{math.ceil(wait)} s. Its API tokens keep working.", extra={"retry_after": math.ceil(wait)})
+    user = authenticate(username=username, password=password)  # counts the failure (players.login)
     if user is None:
         raise InvalidCredentials("Wrong username or password.")
     return user
+
+
+def token_issue(*, user: User, name: str) -> IssuedToken:
+    """A new token asked for over the API: within ``MAX_TOKENS_PER_ACCOUNT`` active
+    tokens and ``THROTTLE_TOKENS`` new ones per account."""
+    if ApiToken.objects.filter(user=user, revoked_at__isnull=True).count() >= settings.MAX_TOKENS_PER_ACCOUNT:
+        raise TooManyTokens(f"You hold {settings.MAX_TOKENS_PER_ACCOUNT} active tokens, the most an account may: "
+                            "revoke one you no longer use (DELETE /api/v1/tokens/{id}/).")
+    wait = Limit("tokens", settings.THROTTLE_TOKENS, store="database").hit(str(user.pk))
+    if wait is not None:
+        raise ApiError(f"Too many new tokens for this account: try again in {math.ceil(wait)} s.",
+                       code="rate_limited", extra={"retry_after": math.ceil(wait)})
+    return token_create(user=user, name=name)
 
 
 def token_create(*, user: User, name: str, now: datetime | None = None) -> IssuedToken:
@@ -65,9 +89,16 @@ def token_create(*, user: User, name: str, now: datetime | None = None) -> Issue
     return IssuedToken(token=token, secret=secret)
 
 
+def _tell_streams(user_id: int) -> None:
+    """Once committed: the account's credentials changed - its open streams re-check
+    that they may go on (and close if not), in every web process."""
+    transaction.on_commit(lambda: notify.publish([notify.auth_channel(user_id)]))
+
+
 def token_revoke(*, token: ApiToken, now: datetime | None = None) -> None:
     token.revoked_at = now or timezone.now()
     token.save(update_fields=["revoked_at"])
+    _tell_streams(token.user_id)
 
 
 def token_mark_used(*, token: ApiToken, now: datetime | None = None) -> None:
@@ -86,11 +117,14 @@ def user_set_active(*, user: User, is_active: bool) -> None:
     log in, and its sessions and tokens are refused (``ApiTokenAuthentication``)."""
     user.is_active = is_active
     user.save(update_fields=["is_active"])
+    _tell_streams(user.pk)
 
 
 def tokens_revoke_all(*, user: User, now: datetime | None = None) -> int:
     """Revoke every active token of ``user``; returns how many there were."""
-    return ApiToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=now or timezone.now())
+    revoked = ApiToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=now or timezone.now())
+    _tell_streams(user.pk)
+    return revoked
 
 
 def user_set_bot(*, user: User, is_bot: bool) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.exceptions import NotAuthenticated
@@ -9,11 +11,13 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny, BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from core.errors import NotFound
 from core.inputs import validated
 from core.schema import problem_responses
+from core.throttling import AddressRateThrottle
 from players import selectors, services
 from players.serializers import (
     AccountOutput,
@@ -27,12 +31,27 @@ from players.serializers import (
 TAG = ["players"]
 
 
+class PasswordLoginThrottle(AddressRateThrottle):
+    """Password attempts at the token endpoint, per address (``THROTTLE_LOGIN``);
+    the account's own lock is ``players.login``."""
+
+    def get_key(self, request: Request, view: Any) -> str | None:
+        data = request.data
+        return super().get_key(request, view) if isinstance(data, dict) and "username" in data else None
+
+
 class PlayerCollectionApi(APIView):
     permission_classes = [AllowAny]
+    throttle_scope = "register"
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        throttles = super().get_throttles()
+        return [*throttles, AddressRateThrottle()] if self.request.method == "POST" else throttles
 
     @extend_schema(
         operation_id="players_register",
         summary="Register a player",
+        description="New accounts are limited per address (`THROTTLE_REGISTER`, 10 an hour by default).",
         tags=TAG,
         request=PlayerRegisterInput,
         responses={201: AccountOutput, **problem_responses("validation_error", "username_taken")},
@@ -65,9 +84,15 @@ class MeApi(APIView):
 
 
 class TokenCollectionApi(GenericAPIView):
+    throttle_scope = "login"
+
     def get_permissions(self) -> list[BasePermission]:
         # Obtaining a token with a username and password needs no prior log-in.
         return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        throttles = super().get_throttles()
+        return [*throttles, PasswordLoginThrottle()] if self.request.method == "POST" else throttles
 
     @extend_schema(
         operation_id="tokens_list",
@@ -84,13 +109,19 @@ class TokenCollectionApi(GenericAPIView):
         summary="Create an API token",
         description=(
             "Send `username` and `password` (no authentication needed), or only a "
-            "`name` when authenticated already. The token is in this response only."
+            "`name` when authenticated already. The token is in this response only.\n\n"
+            "Limits: password attempts per address (`THROTTLE_LOGIN`, 30 an hour); after 5 wrong passwords "
+            "in a row an account's password log-in is locked for a minute, doubling with each further wrong "
+            "one up to an hour (`login_locked`; its tokens keep working); new tokens per account "
+            "(`THROTTLE_TOKENS`, 60 an hour) and at most `MAX_TOKENS_PER_ACCOUNT` (50) active ones "
+            "(`too_many_tokens`)."
         ),
         tags=TAG,
         request=TokenCreateInput,
         responses={
             201: TokenCreatedOutput,
-            **problem_responses("validation_error", "not_authenticated", "invalid_credentials"),
+            **problem_responses("validation_error", "not_authenticated", "invalid_credentials", "too_many_tokens",
+                                "login_locked", "rate_limited"),
         },
     )
     def post(self, request: Request) -> Response:
@@ -101,7 +132,7 @@ class TokenCollectionApi(GenericAPIView):
             user = request.user
         else:
             raise NotAuthenticated("Send username and password, or authenticate.")
-        issued = services.token_create(user=user, name=credentials["name"])
+        issued = services.token_issue(user=user, name=credentials["name"])
         return Response(TokenCreatedOutput(issued).data, status=status.HTTP_201_CREATED)
 
 

@@ -7,8 +7,10 @@ is in the database at that moment: a tile text may appear only if it is on the
 layout of the running round, is the round's starting double, or is in the
 viewer's own hand. Answers about ended rounds (round_ended events, round
 summaries, earlier events and moves) are public and skipped. No key ``boneyard``
-may appear, ``hands`` only inside ended rounds, ``seed`` only as null, and no
-``drew`` event ever says which tile was drawn.
+may appear, ``hands`` only inside ended rounds, ``seed`` and ``setup`` only as
+null (but to the creator of a practice game, who chose them: with either, every
+hand and the boneyard's order follow), and no ``drew`` event ever says which tile
+was drawn. The match is played as a rated game and as a practice game.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.settings import api_settings
 
 from games.engine import Match
 from tests.api.games_helpers import (  # noqa: F401 - make_table and people are fixtures
@@ -50,7 +52,7 @@ def visible_tiles(state: dict[str, Any], seat: int | None) -> set[str]:
     return tiles
 
 
-def leaks(node: Any, allowed: set[str], round_now: int, path: str = "") -> list[str]:
+def leaks(node: Any, allowed: set[str], round_now: int, path: str = "", *, seed_allowed: bool = False) -> list[str]:
     """Every place in ``node`` that shows what the viewer may not see."""
     found: list[str] = []
     if isinstance(node, dict):
@@ -64,12 +66,14 @@ def leaks(node: Any, allowed: set[str], round_now: int, path: str = "") -> list[
                 continue  # summaries of ended rounds
             if key in ("hands", "boneyard", "revealed_hands", "full_state") and value is not None:
                 found.append(f"{here}: a {key!r} member")
-            if key == "seed" and value is not None:
-                found.append(f"{here}: the seed")
-            found += leaks(value, allowed, round_now, here)
+            if key in ("seed", "setup") and value is not None and not seed_allowed:
+                found.append(f"{here}: the {key}")
+            if key == "setup" and seed_allowed:
+                continue  # the creator's own set-up: theirs to see
+            found += leaks(value, allowed, round_now, here, seed_allowed=seed_allowed)
     elif isinstance(node, list):
         for index, value in enumerate(node):
-            found += leaks(value, allowed, round_now, f"{path}/{index}")
+            found += leaks(value, allowed, round_now, f"{path}/{index}", seed_allowed=seed_allowed)
     elif isinstance(node, str) and TILE.match(node) and node not in allowed:
         found.append(f"{path}: {node}")
     return found
@@ -110,7 +114,8 @@ class Scanner:
         self.checked += 1
         if not self.running:
             return  # over: everything is public
-        problems = leaks(body, self.allowed[seat], self.state["round_index"] + 1)
+        creator = self.table.game().practice and seat == 0  # seat 0 created the table
+        problems = leaks(body, self.allowed[seat], self.state["round_index"] + 1, seed_allowed=creator)
         assert not problems, f"{what} as seen by seat {seat} shows hidden information: {problems}"
 
     def check_view(self, seat: int | None, body: dict[str, Any], what: str) -> None:
@@ -146,17 +151,21 @@ class Scanner:
             assert detail["revealed_hands"] is None
             self.check(None, detail, "hand detail")
         if self.running:
-            refused(spectator.get(table.action("record")), 409, "game_not_finished")
+            for someone in (spectator, *table.clients[1:]):
+                refused(someone.get(table.action("record")), 409, "game_not_finished")
+            if table.game().practice:  # its creator chose the seed: the record is theirs to see
+                assert ok(table.clients[0].get(table.action("record")))["seed"] == table.game().seed
             waiting = (self.state["turn"] + 1) % 2  # a stale move shows the caller's own view
             problem = refused(move(table.clients[waiting], table.game_id, 0, {"type": "draw"}), 409, "stale_seq")
             self.check_view(waiting, problem["game"], "stale_seq problem")
 
 
-def test_no_answer_shows_a_hidden_tile(make_table, people, api_client, monkeypatch):
+@pytest.mark.parametrize("practice", [False, True], ids=["rated", "practice"])
+def test_no_answer_shows_a_hidden_tile(make_table, people, api_client, monkeypatch, practice):
     # The anonymous spectator reads far more than 120 times a minute here.
-    monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "anon", "100000/minute")
-    table = make_table(2, rounds=2, api=True)
-    assert table.game().practice is False
+    monkeypatch.setitem(api_settings.DEFAULT_THROTTLE_RATES, "anon", "100000/minute")
+    table = make_table(2, rounds=2, api=True, **({"seed": 11} if practice else {}))
+    assert table.game().practice is practice
     scanner = Scanner(table, api_client, people.staff()[1])
     rng = random.Random(5)
     scanner.read_everything(full=True)
@@ -191,4 +200,6 @@ def test_the_scan_catches_a_leak(make_table):
     assert leaks({"type": "tile_played", "tile": other, "round": 1}, allowed, 2) == []  # an ended round
     assert leaks({"boneyard_size": 3, "seed": None}, allowed, 1) == []
     assert len(leaks({"boneyard": [], "seed": 7}, allowed, 1)) == 2
+    assert len(leaks({"setup": {"hands": [["6-6"]]}, "seed": 7}, allowed, 1)) == 3  # the set-up, its hands, the seed
+    assert leaks({"setup": {"hands": [["6-6"]]}, "seed": 7}, allowed, 1, seed_allowed=True) == []
     assert drew_tiles([{"type": "drew", "seat": 0, "boneyard_size": 3, "round": 1, "tile": "1-0"}])

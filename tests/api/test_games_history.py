@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from games import services
 from games.engine import Match, Ruleset, decide_winners
 from tests.api.games_helpers import (  # noqa: F401 - make_table and people are fixtures
     INSTANT_SETUP,
@@ -57,8 +58,8 @@ def test_no_hands_before_the_start(make_table, api_client):
 
 def test_an_aborted_hand_is_abandoned_and_stays_hidden(make_table, api_client, people):
     table = make_table(setup=PLAY_SETUP)
-    _, staff = people.staff()
-    ok(staff.post(table.action("abort")))
+    moderator, _ = people.staff()
+    services.game_abort(game_id=table.game_id, by=moderator, as_moderator=True)
     assert ok(api_client.get(table.action("hands")))[0]["status"] == "abandoned"
     assert ok(api_client.get(game_url(table.game_id, "hands/1")))["revealed_hands"] is None
 
@@ -80,9 +81,11 @@ def test_the_record_waits_for_the_end_of_a_rated_game(make_table, api_client):
     refused(api_client.get(game_url(999999, "record")), 404, "not_found")
 
 
-def test_a_practice_game_publishes_its_record_at_once(make_table, api_client):
+def test_a_practice_game_shows_its_record_to_its_creator_only_until_the_end(make_table, api_client):
     table = make_table(setup=PLAY_SETUP)
-    record = ok(api_client.get(table.action("record")))
+    for someone in (api_client, table.clients[1]):  # the set-up shows every hand: only its author may see it
+        refused(someone.get(table.action("record")), 409, "game_not_finished")
+    record = ok(table.creator.get(table.action("record")))
     game = table.game()
     assert record == {"ruleset": game.ruleset, "seed": game.seed, "setup": PLAY_SETUP, "moves": [], "result": None}
     assert replay(record).to_dict() == game.state
@@ -90,8 +93,8 @@ def test_a_practice_game_publishes_its_record_at_once(make_table, api_client):
 
 def test_an_aborted_game_publishes_its_record(make_table, api_client, people):
     table = make_table()
-    _, staff = people.staff()
-    ok(staff.post(table.action("abort")))
+    moderator, _ = people.staff()
+    services.game_abort(game_id=table.game_id, by=moderator, as_moderator=True)
     record = ok(api_client.get(table.action("record")))
     assert record["seed"] == table.game().seed and record["result"] is None
     assert replay(record).to_dict() == table.game().state

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from games import services
 from games.engine import Match
 from games.models import Event, Game
 from tests.api.games_helpers import (  # noqa: F401 - make_table and people are fixtures
@@ -169,17 +170,21 @@ def test_create_refuses_badly_typed_input(people, body, fields):
     assert not Game.objects.exists()
 
 
-def test_a_fixed_seed_makes_a_practice_game_whose_seed_everyone_sees(people, api_client):
+def test_a_fixed_seed_makes_a_practice_game_whose_seed_only_its_creator_sees(people, api_client):
     _, client = people.player()
     body = create_game(client, seed=1234)
     assert body["game"]["practice"] is True and body["seed"] == 1234
-    assert ok(api_client.get(game_url(body["game"]["id"])))["seed"] == 1234
+    assert ok(client.get(game_url(body["game"]["id"])))["seed"] == 1234
+    _, stranger = people.player()
+    for someone in (api_client, stranger):  # with the seed, every hand and the boneyard's order follow
+        assert ok(someone.get(game_url(body["game"]["id"])))["seed"] is None
 
 
 def test_a_setup_makes_a_practice_game_with_that_position(make_table):
     table = make_table(setup=PLAY_SETUP, api=True)
     body = view(table.clients[1], table.game_id)
-    assert body["game"]["practice"] is True and body["seed"] == table.game().seed
+    assert body["game"]["practice"] is True and body["seed"] is None  # not the creator
+    assert view(table.clients[0], table.game_id)["seed"] == table.game().seed
     assert body["you"]["hand"] == PLAY_SETUP["hands"][1]
     assert view(table.clients[0], table.game_id)["you"]["hand"] == PLAY_SETUP["hands"][0][1:]  # 6-6 is the spinner
     assert body["state"]["layout"]["tile"] == "6-6" and body["state"]["round"]["starter"] == 0
@@ -360,18 +365,28 @@ def test_the_creator_aborts_a_table_in_the_lobby(make_table, api_client):
     refused(table.creator.post(table.action("abort")), 409, "game_aborted")
 
 
-def test_the_creator_cannot_abort_a_running_game_but_staff_can(make_table, people):
+def test_nobody_aborts_a_running_game_over_the_api_not_even_staff(make_table, people):
+    """Aborting someone else's game is moderation: the admin does it, with the
+    moderation permission and an audit entry (moderation.services)."""
+    from moderation.models import AuditEntry
+
     table = make_table()
     refused(table.creator.post(table.action("abort")), 409, "game_already_started")
     moderator, staff = people.staff()
-    body = ok(staff.post(table.action("abort"), {"reason": "abusive chat"}, format="json"))
+    refused(staff.post(table.action("abort"), {"reason": "abusive chat"}, format="json"), 403, "not_creator")
+    assert table.game().status == "running" and not AuditEntry.objects.exists()
+
+
+def test_a_moderators_abort_is_told_to_the_players(make_table, people):
+    table = make_table()
+    moderator, _ = people.staff()
+    services.game_abort(game_id=table.game_id, by=moderator, reason="abusive chat", as_moderator=True)
+    body = ok(table.clients[1].get(table.url))
     assert body["game"]["status"] == "aborted" and body["game"]["turn_seat"] is None
-    assert body["game"]["abort_reason"] == "abusive chat" and body["you"] is None
+    assert body["game"]["abort_reason"] == "abusive chat"
+    assert body["you"]["legal_moves"] == [] and body["you"]["your_turn"] is False
     assert Event.objects.filter(game_id=table.game_id).last().data == {
         "type": "game_aborted", "by": moderator.username, "moderator": True, "reason": "abusive chat"}
-    seats = ok(table.clients[1].get(table.url))
-    assert seats["you"]["legal_moves"] == [] and seats["you"]["your_turn"] is False
-    refused(staff.post(table.action("abort")), 409, "game_aborted")
 
 
 def test_abort_refusals(make_table, people):
@@ -380,6 +395,5 @@ def test_abort_refusals(make_table, people):
     problem = refused(table.creator.post(table.action("abort"), {"reason": "x" * 501}, format="json"), 400, "validation_error")
     assert set(problem["errors"]) == {"reason"}
     finished = make_table(setup=INSTANT_SETUP)
-    _, staff = people.staff()
-    refused(staff.post(finished.action("abort")), 409, "game_finished")
-    refused(staff.post(game_url(999999, "abort")), 404, "not_found")
+    refused(finished.creator.post(finished.action("abort")), 409, "game_finished")
+    refused(table.creator.post(game_url(999999, "abort")), 404, "not_found")

@@ -48,11 +48,13 @@ ACTIONS: dict[str, tuple[str, str, str, dict[str, Any] | None, dict[str, Any]]] 
     "start": ("full", "post", "start", None, {
         "anonymous": NOT_AUTHENTICATED, "stranger": NOT_CREATOR, "seated": NOT_CREATOR, "creator": 200,
         "staff": NOT_CREATOR}),
+    # Staff moderate in the admin, which checks the moderation permission and records why.
     "abort_lobby": ("lobby", "post", "abort", None, {
-        "anonymous": NOT_AUTHENTICATED, "stranger": NOT_CREATOR, "seated": NOT_CREATOR, "creator": 200, "staff": 200}),
+        "anonymous": NOT_AUTHENTICATED, "stranger": NOT_CREATOR, "seated": NOT_CREATOR, "creator": 200,
+        "staff": NOT_CREATOR}),
     "abort_running": ("running", "post", "abort", None, {
         "anonymous": NOT_AUTHENTICATED, "stranger": NOT_CREATOR, "seated": NOT_CREATOR,
-        "creator": (409, "game_already_started"), "staff": 200}),
+        "creator": (409, "game_already_started"), "staff": NOT_CREATOR}),
     "move": ("running", "post", "moves", play("6-1", "e1"), {
         "anonymous": NOT_AUTHENTICATED, "stranger": NOT_SEATED, "seated": 201, "creator": (422, "not_your_turn"),
         "staff": NOT_SEATED}),

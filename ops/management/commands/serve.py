@@ -51,7 +51,7 @@ class Command(BaseCommand):
             _clear_half_done_messages()
         python = sys.executable
         children = [Child("web", [python, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port",
-                                  str(port), "--timeout-graceful-shutdown", "5"])]
+                                  str(port), "--timeout-graceful-shutdown", "5", "--no-proxy-headers"])]
         if not no_worker:
             children += [
                 Child("worker", [python, "-m", "celery", "-A", "config", "worker", "-P", "solo", "-l", "warning",

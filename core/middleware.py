@@ -1,0 +1,109 @@
+"""Middleware for what reaches the server before (and around) any view.
+
+* ``ClientAddress`` - the one place that decides a request's client address
+  (``REMOTE_ADDR``): ``X-Forwarded-For`` is believed only as far as the
+  deployment says proxies stand in front of the server (``NUM_PROXIES``, default
+  0: never). Rate limits key on this address, so a client cannot reset them by
+  sending the header. (The web servers' own proxy-header handling is off: see
+  ``config/gunicorn.conf.py`` and ``manage.py serve``.)
+* ``ApiProblems`` - every answer under ``/api/`` that is an error is a problem
+  document (``application/problem+json``) with a stable code, whatever produced
+  it: a path with control characters (refused before any view or database sees
+  it), a body over ``API_MAX_BODY_BYTES`` (413), a host not in ALLOWED_HOSTS, an
+  unknown URL, and the HTML pages Django shows for errors when DEBUG is on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.core.exceptions import DisallowedHost, RequestDataTooBig
+from django.http import HttpRequest, HttpResponse
+from rest_framework.renderers import BrowsableAPIRenderer
+
+from core.problems import PROBLEM_CONTENT_TYPE, Problem, problem_json_response
+
+API_PREFIX = "/api/"
+BODY_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+# What an error status means when no view said more (e.g. Django's own 404 page).
+STATUS_CODES = {
+    400: "bad_request", 401: "not_authenticated", 403: "permission_denied", 404: "not_found",
+    405: "method_not_allowed", 406: "not_acceptable", 409: "conflict", 413: "payload_too_large",
+    415: "unsupported_media_type", 422: "unprocessable", 429: "rate_limited",
+}
+
+
+class ClientAddress:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        request.META["REMOTE_ADDR"] = client_address(request.META, settings.NUM_PROXIES)
+        return self.get_response(request)
+
+
+def client_address(meta: dict[str, object], proxies: int) -> str:
+    """The client's address: the connection's peer, or - behind ``proxies`` proxies,
+    each of which appends the address it got the request from to X-Forwarded-For -
+    the address the outermost of them saw."""
+    peer = str(meta.get("REMOTE_ADDR") or "")
+    if proxies <= 0:
+        return peer
+    forwarded = [part.strip() for part in str(meta.get("HTTP_X_FORWARDED_FOR") or "").split(",") if part.strip()]
+    if not forwarded:
+        return peer
+    return forwarded[-min(proxies, len(forwarded))]
+
+
+class ApiProblems:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not request.path.startswith(API_PREFIX):
+            return self.get_response(request)
+        if any(ord(char) < 0x20 or ord(char) == 0x7F for char in request.path):
+            return problem_json_response(Problem.of("not_found", "No resource has a path with control characters."))
+        try:
+            declared = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return problem_json_response(Problem.of("bad_request", "The Content-Length header is not a number."))
+        if declared > settings.API_MAX_BODY_BYTES:
+            return _too_large()
+        if request.method in BODY_METHODS:
+            try:
+                body = request.body  # read here, once (views parse it from memory) and measured, however sent
+            except RequestDataTooBig:
+                return _too_large()
+            if len(body) > settings.API_MAX_BODY_BYTES:
+                return _too_large()
+        try:
+            request.get_host()
+        except DisallowedHost:
+            return problem_json_response(Problem.of("bad_request", "This server does not answer for that host."))
+        response = self.get_response(request)
+        if response.status_code >= 400 and not _is_json(response) and not _browsable(response):
+            code = STATUS_CODES.get(response.status_code, "server_error" if response.status_code >= 500 else "bad_request")
+            problem = Problem.of(code)
+            replacement = problem_json_response(problem)
+            if response.status_code == 405 and response.has_header("Allow"):
+                replacement["Allow"] = response["Allow"]
+            return replacement
+        return response
+
+
+def _too_large() -> HttpResponse:
+    return problem_json_response(Problem.of(
+        "payload_too_large", f"The request body is over the limit of {settings.API_MAX_BODY_BYTES} bytes.",
+    ))
+
+
+def _browsable(response: HttpResponse) -> bool:
+    """DRF's browsable API, which a person asked for with Accept: text/html."""
+    return isinstance(getattr(response, "accepted_renderer", None), BrowsableAPIRenderer)
+
+
+def _is_json(response: HttpResponse) -> bool:
+    content_type = response.get("Content-Type", "")
+    return content_type.startswith(("application/json", PROBLEM_CONTENT_TYPE, "text/event-stream"))
