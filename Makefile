@@ -2,6 +2,7 @@
 #   make serve   - the server on http://127.0.0.1:8000 (API docs at /api/docs/); PORT=... to move it
 #   make test    - the test suite (see tests/services.py for PostgreSQL/Redis)
 #   make soak    - minutes of bot play on `make serve` (SOAK_MINUTES, default 5)
+#   make fuzz    - schemathesis over openapi.yaml against a live server (FUZZ_MAX_EXAMPLES, FUZZ_SEED)
 #   make schema  - regenerate openapi.yaml (commit it)
 
 PYTHON ?= python3
@@ -14,7 +15,7 @@ REQUIREMENTS := $(wildcard requirements*.txt)
 
 SOAK_MINUTES ?= 5
 
-.PHONY: install migrate serve test soak schema
+.PHONY: install migrate serve test soak fuzz schema
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +37,9 @@ test: install
 
 soak: install
 	SOAK_MINUTES=$(SOAK_MINUTES) $(BIN)/python -m pytest -s -k soak tests/integration/test_serve.py $(PYTEST_ARGS)
+
+fuzz: install
+	$(BIN)/python -m pytest -s -m fuzz tests/fuzz $(PYTEST_ARGS)
 
 schema: install
 	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file openapi.yaml
