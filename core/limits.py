@@ -66,12 +66,13 @@ class Limit:
         if self.store == "database":
             return _db_increment(counter, period, datetime.fromtimestamp((period + 2) * seconds, UTC))
         key = f"{counter}:{period}"
-        cache.add(key, 0, timeout=2 * seconds)
-        try:
-            return int(cache.incr(key))
-        except ValueError:  # expired between add and incr (or Redis just lost it): start again
-            cache.add(key, 0, timeout=2 * seconds)
-            return int(cache.incr(key))
+        for _ in range(3):  # the usual case is one round trip: the window's counter exists
+            try:
+                return int(cache.incr(key))
+            except ValueError:  # its first hit: create it (unless another request just did)
+                if cache.add(key, 1, timeout=2 * seconds):
+                    return 1
+        raise RuntimeError(f"could not count {key}")  # pragma: no cover - the cache keeps losing the key
 
     def _count(self, counter: str, period: int) -> int:
         if self.store == "database":
