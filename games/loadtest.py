@@ -822,6 +822,9 @@ def spawned_server(url: str, *, web_workers: int = 4, base_dir: Path, log_dir: P
         # 600 moves a minute.
         THROTTLE_MOVES=env.get("THROTTLE_MOVES") or "100000/minute",
         THROTTLE_USER=env.get("THROTTLE_USER") or "100000/minute",
+        # Every client registers and logs in from this one address.
+        THROTTLE_REGISTER=env.get("THROTTLE_REGISTER") or "100000/hour",
+        THROTTLE_LOGIN=env.get("THROTTLE_LOGIN") or "100000/hour",
     )
     if not env["DATABASE_URL"].startswith("postgres"):
         raise LoadTestError("--spawn serves on PostgreSQL: set DATABASE_URL=postgres://...")
