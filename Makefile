@@ -1,30 +1,41 @@
 # Everything needs only Python 3.11+: each target sets up what it uses.
 #   make serve   - the server on http://127.0.0.1:8000 (API docs at /api/docs/); PORT=... to move it
-#   make test    - the test suite (see tests/services.py for PostgreSQL/Redis)
+#   make test    - make lint, then the test suite (see tests/services.py for PostgreSQL/Redis)
+#   make lint    - ruff (lint and format check), mypy, import-linter contracts, function-level imports
 #   make soak    - minutes of bot play on `make serve` (SOAK_MINUTES, default 5)
 #   make fuzz    - schemathesis over openapi.yaml against a live server (FUZZ_MAX_EXAMPLES, FUZZ_SEED)
 #   make schema  - regenerate openapi.yaml (commit it)
+#
+# requirements.txt is what the server needs (make serve, production);
+# requirements-dev.txt adds tests, fuzzer and lint tools (it includes the first).
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# Touched after a successful install: newer than every requirements file means
-# nothing to do.
-INSTALLED := $(VENV)/.installed
-REQUIREMENTS := $(wildcard requirements*.txt)
+# Stamps touched after a successful install: newer than the requirements files
+# they depend on means nothing to do. Installing dev satisfies runtime too.
+INSTALLED_RUNTIME := $(VENV)/.installed-runtime
+INSTALLED_DEV := $(VENV)/.installed-dev
+PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check -q
 
 SOAK_MINUTES ?= 5
 
-.PHONY: install migrate serve test soak fuzz schema
+.PHONY: install install-dev migrate serve lint test soak fuzz schema
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(INSTALLED): $(BIN)/python $(REQUIREMENTS)
-	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements.txt
+$(INSTALLED_RUNTIME): $(BIN)/python requirements.txt
+	$(PIP_INSTALL) -r requirements.txt
 	touch $@
 
-install: $(INSTALLED)
+$(INSTALLED_DEV): $(BIN)/python requirements.txt requirements-dev.txt
+	$(PIP_INSTALL) -r requirements-dev.txt
+	touch $@ $(INSTALLED_RUNTIME)
+
+install: $(INSTALLED_RUNTIME)
+
+install-dev: $(INSTALLED_DEV)
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
@@ -32,13 +43,20 @@ migrate: install
 serve: migrate
 	$(BIN)/python manage.py serve
 
-test: install
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+	$(BIN)/python tests/contract/test_function_imports.py
+
+test: lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-soak: install
+soak: install-dev
 	SOAK_MINUTES=$(SOAK_MINUTES) $(BIN)/python -m pytest -s -k soak tests/integration/test_serve.py $(PYTEST_ARGS)
 
-fuzz: install
+fuzz: install-dev
 	$(BIN)/python -m pytest -s -m fuzz tests/fuzz $(PYTEST_ARGS)
 
 schema: install
