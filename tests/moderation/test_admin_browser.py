@@ -37,7 +37,7 @@ def _missing_browser() -> str | None:
     try:
         import selenium  # noqa: F401
     except ImportError:
-        return "selenium is not installed (pip install -r requirements.txt)"
+        return "selenium is not installed (pip install -r requirements-dev.txt)"
     missing = [name for name in ("chromium", "chromedriver") if shutil.which(name) is None]
     if missing:
         return f"{' and '.join(missing)} not found (apt-get install chromium chromium-driver)"
