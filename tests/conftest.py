@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -18,6 +19,8 @@ from django.conf import settings
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
+from games import services as game_services
+from tests.api.games_helpers import People, Table, create_game, game_url, ok
 from tests.integration.workers import Worker, use_broker
 from tests.services import SERVICES_KEY, Services
 
@@ -81,6 +84,46 @@ def token_client() -> Callable[[object], APIClient]:
         issued = player_services.token_create(user=user, name="test")
         client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.secret}")
         return client
+
+    return make
+
+
+# -- tables: players in the seats of a game (the API and the moderation tests) ------
+
+@pytest.fixture
+def people(make_player: Callable[..., Any], token_client: Callable[[Any], APIClient]) -> People:
+    return People(make_player, token_client)
+
+
+@pytest.fixture
+def make_table(people: People) -> Callable[..., Table]:
+    """``make_table(players=2, rounds=1, setup=None, seed=None, start=True, ...)``:
+    players (human, token clients) fill every seat, seat n being the n-th player
+    (seat 0 the creator), or only the first ``seated`` seats; the game is started
+    unless told not to. With ``api=True`` all of it goes through the API (as a
+    client would do it); else through the services (quicker, for tests about later
+    steps: the lobby tests cover the API's way)."""
+
+    def make(
+        players: int = 2, *, set_max: int = 6, rounds: int | None = 1, start: bool = True,
+        seated: int | None = None, api: bool = False, **create: Any,
+    ) -> Table:
+        ruleset = {"set_max": set_max, "players": players, "rounds": rounds, **create.pop("ruleset", {})}
+        users, clients = zip(*(people.player() for _ in range(players)), strict=True)
+        seats = range(1, players if seated is None else seated)
+        if api:
+            game_id = create_game(clients[0], ruleset=ruleset, **create)["game"]["id"]
+            for seat in seats:
+                ok(clients[seat].post(game_url(game_id, "join"), {"seat": seat}, format="json"))
+            if start:
+                ok(clients[0].post(game_url(game_id, "start")))
+        else:
+            game_id = game_services.game_create(creator=users[0], ruleset=ruleset, **create).pk
+            for seat in seats:
+                game_services.game_join(game_id=game_id, player=users[seat], seat=seat)
+            if start:
+                game_services.game_start(game_id=game_id, by=users[0])
+        return Table(game_id, list(users), list(clients))
 
     return make
 

@@ -1,9 +1,7 @@
 """Helpers and fixtures for the games API tests (``tests/api/test_games_*.py``).
 
-Import the fixtures you use into the test module (pytest finds fixtures in a
-module's namespace)::
-
-    from tests.api.games_helpers import make_table, staff_user  # noqa: F401 - fixtures
+Their fixtures (``people``, ``make_table``) are in ``tests/conftest.py``: the
+API and the moderation tests both use them.
 
 Every response a test looks at goes through ``ok`` or ``refused``: both check it
 against the committed ``openapi.yaml``; ``refused`` also checks that the
@@ -25,7 +23,6 @@ import yaml
 from django.http import HttpResponse
 from rest_framework.test import APIClient
 
-from games import services
 from games.models import Game
 from tests.api.problems import assert_problem
 from tests.openapi_check import OPENAPI_PATH, assert_matches_schema
@@ -148,47 +145,9 @@ class People:
         return user, self.token_client(user)
 
 
-@pytest.fixture
-def people(make_player: Callable[..., Any], token_client: Callable[[Any], APIClient]) -> People:
-    return People(make_player, token_client)
-
-
 def create_game(client: APIClient, **body: Any) -> dict[str, Any]:
     body.setdefault("ruleset", dict(QUICK_RULESET))
     return ok(client.post(GAMES, body, format="json"), 201)
-
-
-@pytest.fixture
-def make_table(people: People) -> Callable[..., Table]:
-    """``make_table(players=2, rounds=1, setup=None, seed=None, start=True, ...)``:
-    players (human, token clients) fill every seat, seat n being the n-th player
-    (seat 0 the creator), or only the first ``seated`` seats; the game is started
-    unless told not to. With ``api=True`` all of it goes through the API (as a
-    client would do it); else through the services (quicker, for tests about later
-    steps: the lobby tests cover the API's way)."""
-
-    def make(
-        players: int = 2, *, set_max: int = 6, rounds: int | None = 1, start: bool = True,
-        seated: int | None = None, api: bool = False, **create: Any,
-    ) -> Table:
-        ruleset = {"set_max": set_max, "players": players, "rounds": rounds, **create.pop("ruleset", {})}
-        users, clients = zip(*(people.player() for _ in range(players)))
-        seats = range(1, players if seated is None else seated)
-        if api:
-            game_id = create_game(clients[0], ruleset=ruleset, **create)["game"]["id"]
-            for seat in seats:
-                ok(clients[seat].post(game_url(game_id, "join"), {"seat": seat}, format="json"))
-            if start:
-                ok(clients[0].post(game_url(game_id, "start")))
-        else:
-            game_id = services.game_create(creator=users[0], ruleset=ruleset, **create).pk
-            for seat in seats:
-                services.game_join(game_id=game_id, player=users[seat], seat=seat)
-            if start:
-                services.game_start(game_id=game_id, by=users[0])
-        return Table(game_id, list(users), list(clients))
-
-    return make
 
 
 # -- playing --------------------------------------------------------------------

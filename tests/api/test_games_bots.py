@@ -9,15 +9,7 @@ import pytest
 from bots.strategies import STRATEGIES
 from games import services
 from games.models import Move
-from tests.api.games_helpers import (  # noqa: F401 - make_table and people are fixtures
-    BOTS,
-    PLAY_SETUP,
-    make_table,
-    ok,
-    people,
-    play,
-    view,
-)
+from tests.api.games_helpers import BOTS, PLAY_SETUP, ok, play, view
 
 pytestmark = pytest.mark.django_db
 

@@ -15,17 +15,7 @@ from django.db import connection
 from django.http import HttpResponse
 
 from games.models import Event, Move
-from tests.api.games_helpers import (  # noqa: F401 - make_table and people are fixtures
-    PLAY_SETUP,
-    Table,
-    make_table,
-    move,
-    ok,
-    people,
-    play,
-    refused,
-    view,
-)
+from tests.api.games_helpers import PLAY_SETUP, Table, move, ok, play, refused, view
 from tests.openapi_check import assert_matches_schema
 
 KEY = "Idempotency-Key"

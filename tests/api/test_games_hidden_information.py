@@ -20,21 +20,11 @@ import re
 from typing import Any
 
 import pytest
-from rest_framework.test import APIClient
 from rest_framework.settings import api_settings
+from rest_framework.test import APIClient
 
 from games.engine import Match
-from tests.api.games_helpers import (  # noqa: F401 - make_table and people are fixtures
-    Table,
-    game_url,
-    make_table,
-    move,
-    ok,
-    people,
-    play_turn,
-    refused,
-    view,
-)
+from tests.api.games_helpers import Table, game_url, move, ok, play_turn, refused, view
 
 pytestmark = pytest.mark.django_db
 

@@ -10,15 +10,13 @@ import pytest
 
 from games import services
 from games.engine import Match, Ruleset, decide_winners
-from tests.api.games_helpers import (  # noqa: F401 - make_table and people are fixtures
+from tests.api.games_helpers import (
     INSTANT_SETUP,
     PLAY_SETUP,
     Table,
     all_events,
     game_url,
-    make_table,
     ok,
-    people,
     play,
     play_to_end,
     refused,

@@ -8,16 +8,14 @@ import pytest
 from games import services
 from games.engine import Match
 from games.models import Event, Game
-from tests.api.games_helpers import (  # noqa: F401 - make_table and people are fixtures
+from tests.api.games_helpers import (
     GAMES,
     INSTANT_SETUP,
     PLAY_SETUP,
     QUICK_RULESET,
     create_game,
     game_url,
-    make_table,
     ok,
-    people,
     refused,
     view,
 )

@@ -12,15 +12,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from games.models import Game
-from tests.api.games_helpers import (  # noqa: F401 - make_table and people are fixtures
-    INSTANT_SETUP,
-    PLAY_SETUP,
-    make_table,
-    ok,
-    people,
-    play,
-    refused,
-)
+from tests.api.games_helpers import INSTANT_SETUP, PLAY_SETUP, ok, play, refused
 
 pytestmark = pytest.mark.django_db
 

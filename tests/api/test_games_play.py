@@ -11,7 +11,7 @@ from games import live_views, services
 from games import views as game_views
 from games.engine import EVENT_TYPES
 from games.models import Event, Move, Seat
-from tests.api.games_helpers import (  # noqa: F401 - make_table and people are fixtures
+from tests.api.games_helpers import (
     DRAW,
     DRAW_SETUP,
     EMPTY_SETUP,
@@ -21,10 +21,8 @@ from tests.api.games_helpers import (  # noqa: F401 - make_table and people are 
     Table,
     all_events,
     game_url,
-    make_table,
     move,
     ok,
-    people,
     play,
     refused,
     view,

@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from games.models import Game
 from players.models import User
-from tests.api.games_helpers import GAMES, make_table, people  # noqa: F401 - fixtures
+from tests.api.games_helpers import GAMES
 from tests.api.problems import assert_problem
 
 pytestmark = pytest.mark.django_db

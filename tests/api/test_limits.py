@@ -23,7 +23,7 @@ from rest_framework.test import APIClient
 from core.limits import Limit, parse_rate
 from players import login
 from players.models import ApiToken, User
-from tests.api.games_helpers import ok, people, refused  # noqa: F401 - people is a fixture
+from tests.api.games_helpers import ok, refused
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db

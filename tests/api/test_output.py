@@ -13,7 +13,6 @@ from django.contrib.auth.models import Permission
 from games import output, selectors, services
 from games.live_views import _event_page
 from games.models import Event, Game, Move
-from moderation.services import moderation_game_abort
 from games.serializers import (
     EventOutput,
     EventPageOutput,
@@ -22,12 +21,13 @@ from games.serializers import (
     MoveOutput,
     MoveResultOutput,
 )
-from tests.api.games_helpers import Table, make_table, ok, people, play_turn  # noqa: F401 - fixtures
+from moderation.services import moderation_game_abort
+from tests.api.games_helpers import Table, ok, play_turn
 
 pytestmark = pytest.mark.django_db
 
 
-def games_of_every_kind(make_table: Any, people: Any) -> list[tuple[Table, str]]:  # noqa: F811 - fixture
+def games_of_every_kind(make_table: Any, people: Any) -> list[tuple[Table, str]]:
     rng = random.Random(5)
     lobby = make_table(3, seated=2, start=False)
     services.game_add_bot(game_id=lobby.game_id, by=lobby.users[0], strategy="greedy")
@@ -45,7 +45,7 @@ def games_of_every_kind(make_table: Any, people: Any) -> list[tuple[Table, str]]
     return [(lobby, "open"), (running, "running"), (finished, "finished"), (aborted, "aborted")]
 
 
-def test_game_answers_equal_their_serializers(make_table: Any, people: Any) -> None:  # noqa: F811 - fixture
+def test_game_answers_equal_their_serializers(make_table: Any, people: Any) -> None:
     outsider, _ = people.player()
     for table, status in games_of_every_kind(make_table, people):
         game = selectors.game_get(game_id=table.game_id)
@@ -62,7 +62,7 @@ def test_game_answers_equal_their_serializers(make_table: Any, people: Any) -> N
         assert output.event_page_output(page) == EventPageOutput(page).data
 
 
-def test_a_move_answer_equals_its_serializer_on_a_fresh_read(make_table: Any) -> None:  # noqa: F811 - fixture
+def test_a_move_answer_equals_its_serializer_on_a_fresh_read(make_table: Any) -> None:
     """The move's answer is built from the rows the move locked; it is what a
     fresh read of the game would answer, through the declared serializer."""
     rng = random.Random(3)

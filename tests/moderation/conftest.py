@@ -13,7 +13,6 @@ from django.test import Client
 from django.urls import reverse
 
 from moderation.models import AuditEntry
-from tests.api.games_helpers import make_table, people  # noqa: F401 - fixtures
 
 #: What a staff member needs to look at games, accounts, tokens and the trail.
 VIEW_PERMISSIONS = ("games.view_game", "players.view_user", "players.view_apitoken", "moderation.view_auditentry")
