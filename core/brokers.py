@@ -41,7 +41,8 @@ from pathlib import Path
 from queue import Empty
 from typing import Any
 
-from kombu.transport import filesystem, redis as kombu_redis
+from kombu.transport import filesystem
+from kombu.transport import redis as kombu_redis
 from kombu.utils.encoding import bytes_to_str, str_to_bytes
 from kombu.utils.json import dumps, loads
 from redis.exceptions import ConnectionError as RedisConnectionError

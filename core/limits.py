@@ -26,6 +26,8 @@ from datetime import UTC, datetime, timedelta
 from django.core.cache import cache
 from django.db import connection
 
+from core.models import RateCounter
+
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -76,8 +78,6 @@ class Limit:
 
     def _count(self, counter: str, period: int) -> int:
         if self.store == "database":
-            from core.models import RateCounter
-
             return RateCounter.objects.filter(key=counter, period=period).values_list("count", flat=True).first() or 0
         return int(cache.get(f"{counter}:{period}", 0))
 
@@ -97,12 +97,10 @@ def _wait(allowed: int, previous: int, current: int, into: float, seconds: int) 
 def _db_increment(counter: str, period: int, expires_at: datetime) -> int:
     """``count + 1`` for (counter, period), created at 1: one atomic statement
     (PostgreSQL and SQLite 3.35+ both take INSERT ... ON CONFLICT ... RETURNING)."""
-    from core.models import RateCounter
-
     table = connection.ops.quote_name(RateCounter._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {table} (key, period, count, expires_at) VALUES (%s, %s, 1, %s) "  # noqa: S608 - our table
+            f"INSERT INTO {table} (key, period, count, expires_at) VALUES (%s, %s, 1, %s) "
             f"ON CONFLICT (key, period) DO UPDATE SET count = {table}.count + 1 RETURNING count",
             [counter, period, expires_at],
         )
@@ -111,7 +109,5 @@ def _db_increment(counter: str, period: int, expires_at: datetime) -> int:
 
 def forget_expired() -> int:
     """Delete the database counters of windows that no limit reads any more."""
-    from core.models import RateCounter
-
     deleted, _ = RateCounter.objects.filter(expires_at__lt=datetime.now(UTC) - timedelta(seconds=1)).delete()
     return deleted

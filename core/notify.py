@@ -24,6 +24,7 @@ right to go on).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from collections import defaultdict
@@ -73,10 +74,8 @@ class Hub:
         for loop, event in targets:
             if loop.is_closed():
                 continue
-            try:
+            with contextlib.suppress(RuntimeError):  # the loop closed in between
                 loop.call_soon_threadsafe(event.set)
-            except RuntimeError:  # the loop closed in between
-                pass
 
     @asynccontextmanager
     async def subscription(self, channels: list[str]) -> AsyncIterator[asyncio.Event]:

@@ -25,6 +25,10 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from games import services
+from ops.models import Heartbeat, HeartbeatKind
+from ops.tasks import SWEEP
+
 PING_TIMEOUT_SECONDS = 0.5
 
 
@@ -86,8 +90,6 @@ def _broker() -> dict[str, Any]:
 
 
 def _workers(now: datetime) -> dict[str, Any]:
-    from ops.models import Heartbeat, HeartbeatKind
-
     stale = timedelta(seconds=settings.HEALTH_WORKER_STALE_SECONDS)
     beats = list(Heartbeat.objects.filter(kind=HeartbeatKind.WORKER).order_by("-seen_at"))
     alive = [
@@ -107,9 +109,6 @@ def _workers(now: datetime) -> dict[str, Any]:
 
 
 def _sweep(now: datetime) -> dict[str, Any]:
-    from ops.models import Heartbeat
-    from ops.tasks import SWEEP
-
     beat = Heartbeat.objects.filter(name=SWEEP).first()
     last = beat.seen_at if beat else None
     age = None if last is None else (now - last).total_seconds()
@@ -124,8 +123,6 @@ def _sweep(now: datetime) -> dict[str, Any]:
 
 
 def _turns(now: datetime) -> dict[str, Any]:
-    from games import services
-
     late_after = timedelta(seconds=settings.HEALTH_TURN_LATE_SECONDS)
     pending = services.pending_turns()
     due = [t for t in pending if t.due_at <= now]
@@ -142,8 +139,6 @@ def _turns(now: datetime) -> dict[str, Any]:
 
 def _supervised() -> list[dict[str, Any]]:
     """The processes ``manage.py serve`` supervises, as it last reported them."""
-    from ops.models import Heartbeat, HeartbeatKind
-
     recent = timezone.now() - timedelta(seconds=30)
     beat = Heartbeat.objects.filter(kind=HeartbeatKind.SUPERVISOR, seen_at__gte=recent).order_by("-seen_at").first()
     return list(beat.detail.get("children", [])) if beat else []

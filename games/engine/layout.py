@@ -30,7 +30,7 @@ KIND_SPINNER, KIND_TILE, KIND_DOUBLE = "spinner", "tile", "double"
 
 
 class Layout:
-    __slots__ = ("nodes", "ends", "pending", "pending_kind", "next_end", "filled_by")
+    __slots__ = ("ends", "filled_by", "next_end", "nodes", "pending", "pending_kind")
 
     def __init__(self) -> None:
         self.nodes: list[list[Any]] = []

@@ -16,7 +16,7 @@ from typing import Any
 
 from .errors import RuleError, RulesetError
 from .layout import Layout
-from .moves import DRAW, DRAW_MOVE, PASS, PASS_MOVE, PLAY, Move, end_text
+from .moves import DRAW, DRAW_MOVE, PASS_MOVE, PLAY, Move, end_text
 from .ruleset import Ruleset
 from .tiles import Tile, full_set, parse_tile, tile_points, tile_text
 
@@ -175,7 +175,7 @@ class Match:
         if self.status != PLAYING or (seat is not None and seat != self.turn):
             return []
         if self.drawn is not None:
-            return self._plays((self.drawn,)) + [PASS_MOVE]
+            return [*self._plays((self.drawn,)), PASS_MOVE]
         plays = self._plays(self.hands[self.turn])
         if plays:
             return plays

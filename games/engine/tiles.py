@@ -6,7 +6,7 @@ tile whichever way round a client writes it.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from .errors import RuleError
 
@@ -21,7 +21,7 @@ _PARSE: dict[str, Tile] = {
 _TEXT: dict[Tile, str] = {(a, b): f"{a}-{b}" for a in range(MAX_PIP + 1) for b in range(a + 1)}
 
 
-@lru_cache(maxsize=None)
+@cache
 def full_set(set_max: int) -> tuple[Tile, ...]:
     """Every tile of a double-``set_max`` set, in a fixed canonical order."""
     return tuple((a, b) for a in range(set_max + 1) for b in range(a + 1))

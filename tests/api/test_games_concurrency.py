@@ -192,7 +192,7 @@ def test_turn_after_turn_under_contention_each_is_played_once(raced_table):
         game = table.game()
         racers = clients[game.turn_seat]
         legal = view(racers[0], table.game_id)["you"]["legal_moves"]
-        responses = race([lambda c=c, m=m: move(c, table.game_id, game.seq, m)
-                          for c, m in zip(racers, legal * THREADS)])
+        responses = race([lambda c=c, m=m, seq=game.seq: move(c, table.game_id, seq, m)
+                          for c, m in zip(racers, legal * THREADS, strict=False)])
         assert Counter(r.status_code for r in responses) == {201: 1, 409: THREADS - 1}
         assert_log_intact(table, turn)

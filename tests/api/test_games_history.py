@@ -113,7 +113,7 @@ def check_finished_match(table: Table, api_client) -> None:
     assert [h["number"] for h in hands] == list(range(1, rounds + 1))
     assert all(h["status"] == "ended" for h in hands)
     scores = [h["scores"] for h in hands]
-    assert result["totals"] == [sum(column) for column in zip(*scores)]
+    assert result["totals"] == [sum(column) for column in zip(*scores, strict=True)]
     assert (result["winners"], result["tie_break"]) == tuple(decide_winners(scores, result["totals"]))
     assert min(result["totals"]) == result["totals"][result["winners"][0]]
 

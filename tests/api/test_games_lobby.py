@@ -370,7 +370,7 @@ def test_nobody_aborts_a_running_game_over_the_api_not_even_staff(make_table, pe
 
     table = make_table()
     refused(table.creator.post(table.action("abort")), 409, "game_already_started")
-    moderator, staff = people.staff()
+    _moderator, staff = people.staff()
     refused(staff.post(table.action("abort"), {"reason": "abusive chat"}, format="json"), 403, "not_creator")
     assert table.game().status == "running" and not AuditEntry.objects.exists()
 

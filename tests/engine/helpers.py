@@ -28,10 +28,7 @@ def new_match(hands: list[list[str]], draws: list[str] = (), *, boneyard: list[s
     the whole set); otherwise ``draws`` come first and the rest follows."""
     rules.setdefault("rounds", 1)
     ruleset = Ruleset(set_max=set_max, players=len(hands), **rules)
-    if boneyard is not None:
-        position = {"hands": hands, "boneyard": boneyard}
-    else:
-        position = setup(hands, draws, set_max)
+    position = {"hands": hands, "boneyard": boneyard} if boneyard is not None else setup(hands, draws, set_max)
     return Match.new(ruleset, seed, setup=position)
 
 
@@ -103,7 +100,7 @@ BLOCK_PLAYS = (("5-4", "e5"), ("3-5", "e7"), ("2-5", "e8"), ("5-5", "e10"), ("5-
 def blocked_match(extra0: list[str], extra1: list[str], draws: list[str], **kw: Any) -> tuple[Match, list[dict[str, Any]]]:
     """Play ``BLOCK_PLAYS`` then draw until round 1 ends; return the match and the
     events of the drawing (which end with round_ended)."""
-    match = free_match(["3-5", "5-5", "5-0"] + list(extra0), ["5-4", "2-5", "5-1"] + list(extra1), draws, **kw)
+    match = free_match(["3-5", "5-5", "5-0", *extra0], ["5-4", "2-5", "5-1", *extra1], draws, **kw)
     for tile, end in BLOCK_PLAYS:
         play(match, tile, end)
     assert match.phase == "foot" and playable(match) == ["e14"]

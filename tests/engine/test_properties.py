@@ -241,7 +241,7 @@ def test_json_round_trip_reproduces_the_state(ruleset: Ruleset, seed: int, choos
         assert copy.legal_moves() == match.legal_moves()
         restored[:] = [copy]
 
-    match, record = run_match(ruleset, seed, chooser, check)
+    match, _record = run_match(ruleset, seed, chooser, check)
     assert restored[0].to_dict() == match.to_dict()
 
 

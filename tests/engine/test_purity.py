@@ -121,16 +121,19 @@ def scan_source(source: str, name: str) -> Scan:
 
     # Walk again with the ancestor stack: names used, calls made.
     def visit(node: ast.AST, stack: list[ast.AST]) -> None:
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in random_names:
-            if node.attr not in RANDOM_ALLOWED_ATTRS:
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in random_names
+            and node.attr not in RANDOM_ALLOWED_ATTRS
+        ):
                 scan.problems.append(
                     f"{name}:{node.lineno}: random.{node.attr} uses the global generator; use a seeded random.Random(...)"
                 )
         if isinstance(node, ast.Call):
             func = node.func
-            if isinstance(func, ast.Name) and func.id in FORBIDDEN_CALLS:
-                if not (is_bench and func.id in BENCH_ALLOWED_CALLS):
-                    scan.problems.append(f"{name}:{node.lineno}: calls {func.id}(")
+            if isinstance(func, ast.Name) and func.id in FORBIDDEN_CALLS and not (is_bench and func.id in BENCH_ALLOWED_CALLS):
+                scan.problems.append(f"{name}:{node.lineno}: calls {func.id}(")
             if (
                 isinstance(func, ast.Attribute)
                 and isinstance(func.value, ast.Name)
@@ -139,11 +142,10 @@ def scan_source(source: str, name: str) -> Scan:
                 and not (node.args or node.keywords)
             ):
                 scan.problems.append(f"{name}:{node.lineno}: random.Random() without a seed is seeded from the OS")
-        if isinstance(node, ast.Name) and node.id in sys_names:
-            if not (is_bench and _in_main_of_bench(stack)):
-                scan.problems.append(f"{name}:{node.lineno}: uses sys outside bench.py's main")
+        if isinstance(node, ast.Name) and node.id in sys_names and not (is_bench and _in_main_of_bench(stack)):
+            scan.problems.append(f"{name}:{node.lineno}: uses sys outside bench.py's main")
         for child in ast.iter_child_nodes(node):
-            visit(child, stack + [node])
+            visit(child, [*stack, node])
 
     visit(tree, [])
     return scan

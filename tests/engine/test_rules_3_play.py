@@ -85,7 +85,7 @@ def test_six_arm_spinner_variant() -> None:
 
 
 def test_four_arms_by_default() -> None:
-    match, events = new_match([["6-6", "1-0"], ["2-0"]])
+    _match, events = new_match([["6-6", "1-0"], ["2-0"]])
     assert events[-1]["arms"] == ["e1", "e2", "e3", "e4"]
 
 

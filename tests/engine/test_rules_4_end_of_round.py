@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import BLOCKED, DOMINO, ENDED, PLAYING, Match, Ruleset, RuleError
+from games.engine import BLOCKED, DOMINO, ENDED, PLAYING, Match, RuleError, Ruleset
 
 from .helpers import blocked_match, free_match, pass_, play, types
 
@@ -85,7 +85,7 @@ def test_double_blank_counts_by_the_ruleset(points: int) -> None:
     """"The **double-blank counts 50** (`double_blank_points`, default 50; 25 and 0 are
     common house rules).\""""
     rules = {} if points == 50 else {"double_blank_points": points}
-    match, events = blocked_round(**rules)
+    _match, events = blocked_round(**rules)
     ended = next(e for e in events if e["type"] == "round_ended")
     assert "0-0" in ended["hands"][1]
     assert ended["scores"] == [27, 46 + points]

@@ -3,11 +3,11 @@ both through ``decide_winners`` and through a real played match."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
-from games.engine import ENDED, PLAYING, TIE_BREAKS, Match, Ruleset, decide_winners
+from games.engine import PLAYING, TIE_BREAKS, Match, Ruleset, decide_winners
 
 from .helpers import blocked_match, free_match, play
 
@@ -30,7 +30,7 @@ def expected_winners(round_scores: list[list[int]]) -> tuple[list[int], str]:
     return tied, "shared"
 
 
-@lru_cache(maxsize=None)
+@cache
 def played_match_decided_by(tie_break: str) -> Match:
     """The first seed whose whole match (3 players, double-6, 2 rounds, always the
     first listed legal move) is decided by ``tie_break``. Searched, not hard-coded,
@@ -113,7 +113,7 @@ def test_shared_win_in_a_one_round_set_up_match() -> None:
 
 
 def test_lowest_total_in_a_one_round_set_up_match() -> None:
-    match, events = blocked_match(
+    _match, events = blocked_match(
         ["3-3", "4-0", "4-1", "4-2", "4-3", "4-4", "6-0"],
         ["1-0", "1-1", "2-0", "2-1", "2-2", "3-0", "3-1"],
         draws=["3-2", "6-1", "0-0"],
