@@ -45,7 +45,11 @@ class AsyncAPIView(APIView):
         self.headers = self.default_response_headers
         try:
             await db_call(self.initial, request, *args, **kwargs)
-            handler = getattr(self, request.method.lower(), None) if request.method.lower() in self.http_method_names else None
+            handler = (
+                getattr(self, request.method.lower(), None)
+                if request.method.lower() in self.http_method_names
+                else None
+            )
             handler = handler or self.http_method_not_allowed
             if iscoroutinefunction(handler):
                 response = await handler(request, *args, **kwargs)

@@ -43,7 +43,7 @@ class Breaker:
     def failed(self, error: BaseException) -> None:
         with self._lock:
             now = time.monotonic()
-            self._retry_at = now + min(self.max_cooldown, self.cooldown * 2 ** self._failures)
+            self._retry_at = now + min(self.max_cooldown, self.cooldown * 2**self._failures)
             self._failures += 1
             self.reason = f"{type(error).__name__}: {error}"
             if self._down_since is None:

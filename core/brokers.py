@@ -133,4 +133,3 @@ class RedisChannel(kombu_redis.Channel):
 
 class RedisTransport(kombu_redis.Transport):
     Channel = RedisChannel
-

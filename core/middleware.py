@@ -28,9 +28,17 @@ API_PREFIX = "/api/"
 BODY_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 # What an error status means when no view said more (e.g. Django's own 404 page).
 STATUS_CODES = {
-    400: "bad_request", 401: "not_authenticated", 403: "permission_denied", 404: "not_found",
-    405: "method_not_allowed", 406: "not_acceptable", 409: "conflict", 413: "payload_too_large",
-    415: "unsupported_media_type", 422: "unprocessable", 429: "rate_limited",
+    400: "bad_request",
+    401: "not_authenticated",
+    403: "permission_denied",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "unprocessable",
+    429: "rate_limited",
 }
 
 
@@ -84,7 +92,9 @@ class ApiProblems:
             return problem_json_response(Problem.of("bad_request", "This server does not answer for that host."))
         response = self.get_response(request)
         if response.status_code >= 400 and not _is_json(response) and not _browsable(response):
-            code = STATUS_CODES.get(response.status_code, "server_error" if response.status_code >= 500 else "bad_request")
+            code = STATUS_CODES.get(
+                response.status_code, "server_error" if response.status_code >= 500 else "bad_request"
+            )
             problem = Problem.of(code)
             replacement = problem_json_response(problem)
             if response.status_code == 405 and response.has_header("Allow"):
@@ -94,9 +104,12 @@ class ApiProblems:
 
 
 def _too_large() -> HttpResponse:
-    return problem_json_response(Problem.of(
-        "payload_too_large", f"The request body is over the limit of {settings.API_MAX_BODY_BYTES} bytes.",
-    ))
+    return problem_json_response(
+        Problem.of(
+            "payload_too_large",
+            f"The request body is over the limit of {settings.API_MAX_BODY_BYTES} bytes.",
+        )
+    )
 
 
 def _browsable(response: HttpResponse) -> bool:

@@ -138,8 +138,12 @@ class Hub:
                 raise
             except Exception as error:  # Redis went away: waiters poll the database meanwhile
                 if loop in self._subscribed:
-                    log.warning("notify: Redis subscription lost (%s); waiters re-read the database every %.2f s "
-                                "until it is back", error, settings.LIVE_POLL_SECONDS_EMBEDDED)
+                    log.warning(
+                        "notify: Redis subscription lost (%s); waiters re-read the database every %.2f s "
+                        "until it is back",
+                        error,
+                        settings.LIVE_POLL_SECONDS_EMBEDDED,
+                    )
                 self._subscribed.discard(loop)
                 await asyncio.sleep(1)
             finally:

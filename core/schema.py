@@ -54,10 +54,7 @@ def problem_responses(*codes: str | int) -> dict[tuple[int, str], OpenApiRespons
         (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(
             response=ProblemSerializer,
             description=_describe(listed),
-            examples=[
-                OpenApiExample(code, value=example_problem(code), response_only=True)
-                for code in listed
-            ],
+            examples=[OpenApiExample(code, value=example_problem(code), response_only=True) for code in listed],
         )
         for status, listed in sorted(by_status.items())
     }

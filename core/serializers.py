@@ -33,9 +33,7 @@ class ProblemSerializer(serializers.Serializer):
     retry_after = serializers.IntegerField(
         required=False, help_text="With `rate_limited`: seconds to wait before retrying."
     )
-    current_seq = serializers.IntegerField(
-        required=False, help_text="With `stale_seq`: the game's seq now."
-    )
+    current_seq = serializers.IntegerField(required=False, help_text="With `stale_seq`: the game's seq now.")
     game = StaleGameField(
         required=False, help_text="With `stale_seq`: the game as you may see it now (the `GameOutput` schema)."
     )

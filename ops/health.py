@@ -61,13 +61,19 @@ def _ping_redis(url: str) -> str | None:
 
 def _redis() -> dict[str, Any]:
     if not settings.REDIS_URL:
-        return {"ok": True, "configured": False,
-                "detail": "Not configured (embedded mode): rate limits count per process, waiting clients poll."}
+        return {
+            "ok": True,
+            "configured": False,
+            "detail": "Not configured (embedded mode): rate limits count per process, waiting clients poll.",
+        }
     problem = _ping_redis(settings.REDIS_URL)
     if problem:
-        return {"ok": False, "configured": True,
-                "detail": f"Redis does not answer ({problem}): moves and reads still work; rate limits count per "
-                          "process and waiting clients re-read the database until it is back."}
+        return {
+            "ok": False,
+            "configured": True,
+            "detail": f"Redis does not answer ({problem}): moves and reads still work; rate limits count per "
+            "process and waiting clients re-read the database until it is back.",
+        }
     return {"ok": True, "configured": True, "detail": "Redis answers."}
 
 
@@ -77,9 +83,12 @@ def _broker() -> dict[str, Any]:
     if scheme in ("redis", "rediss"):
         problem = _ping_redis(url)
         if problem:
-            return {"ok": False, "transport": "redis",
-                    "detail": f"The broker (Redis) does not answer ({problem}): no bot or turn clock can move until "
-                              "it is back; then the workers re-send every pending turn."}
+            return {
+                "ok": False,
+                "transport": "redis",
+                "detail": f"The broker (Redis) does not answer ({problem}): no bot or turn clock can move until "
+                "it is back; then the workers re-send every pending turn.",
+            }
         return {"ok": True, "transport": "redis", "detail": "The broker (Redis) answers."}
     if scheme == "filesystem":
         folder = settings.BROKER_DIR
@@ -93,9 +102,14 @@ def _workers(now: datetime) -> dict[str, Any]:
     stale = timedelta(seconds=settings.HEALTH_WORKER_STALE_SECONDS)
     beats = list(Heartbeat.objects.filter(kind=HeartbeatKind.WORKER).order_by("-seen_at"))
     alive = [
-        {"name": b.name.removeprefix("worker:"), "pid": b.detail.get("pid"), "started_at": b.started_at,
-         "seen_at": b.seen_at}
-        for b in beats if now - b.seen_at <= stale
+        {
+            "name": b.name.removeprefix("worker:"),
+            "pid": b.detail.get("pid"),
+            "started_at": b.started_at,
+            "seen_at": b.seen_at,
+        }
+        for b in beats
+        if now - b.seen_at <= stale
     ]
     last = beats[0].seen_at if beats else None
     if alive:
@@ -103,8 +117,10 @@ def _workers(now: datetime) -> dict[str, Any]:
     elif last is None:
         detail = "No worker has ever reported: start one (celery -A config worker); bots and turn clocks wait."
     else:
-        detail = (f"No worker has reported for {(now - last).total_seconds():.0f} s: bots and turn clocks wait until "
-                  "one is running and connected to the broker.")
+        detail = (
+            f"No worker has reported for {(now - last).total_seconds():.0f} s: bots and turn clocks wait until "
+            "one is running and connected to the broker."
+        )
     return {"ok": bool(alive), "detail": detail, "last_heartbeat": last, "alive": alive}
 
 
@@ -117,8 +133,10 @@ def _sweep(now: datetime) -> dict[str, Any]:
         detail = f"The sweep ran {age:.1f} s ago."
     else:
         since = "has never run" if age is None else f"last ran {age:.0f} s ago"
-        detail = (f"The sweep {since}: is beat running (celery -A config beat)? Lost turn clocks are only "
-                  "recovered when a worker (re)starts until it is.")
+        detail = (
+            f"The sweep {since}: is beat running (celery -A config beat)? Lost turn clocks are only "
+            "recovered when a worker (re)starts until it is."
+        )
     return {"ok": ok, "detail": detail, "last_run": last, "interval_seconds": settings.SWEEP_INTERVAL_SECONDS}
 
 
@@ -129,12 +147,20 @@ def _turns(now: datetime) -> dict[str, Any]:
     late = [t for t in due if now - t.due_at > late_after]
     oldest = max(((now - t.due_at).total_seconds() for t in late), default=None)
     if late:
-        detail = (f"{len(late)} turn(s) overdue by more than {late_after.total_seconds():.0f} s "
-                  f"(the oldest by {oldest:.0f} s): bots or turn clocks are not being played.")
+        detail = (
+            f"{len(late)} turn(s) overdue by more than {late_after.total_seconds():.0f} s "
+            f"(the oldest by {oldest:.0f} s): bots or turn clocks are not being played."
+        )
     else:
         detail = f"{len(pending)} pending, {len(due)} due now, none late."
-    return {"ok": not late, "detail": detail, "pending": len(pending), "due": len(due), "late": len(late),
-            "oldest_late_seconds": None if oldest is None else round(oldest, 1)}
+    return {
+        "ok": not late,
+        "detail": detail,
+        "pending": len(pending),
+        "due": len(due),
+        "late": len(late),
+        "oldest_late_seconds": None if oldest is None else round(oldest, 1),
+    }
 
 
 def _supervised() -> list[dict[str, Any]]:
@@ -161,8 +187,11 @@ def report() -> dict[str, Any]:
         )
     problems = [check["detail"] for check in checks.values() if not check["ok"]]
     supervised = _supervised() if database_ok else []
-    problems += [f"The {child['name']} process is not running ({child['last_exit']}); serve is restarting it."
-                 for child in supervised if not child["running"]]
+    problems += [
+        f"The {child['name']} process is not running ({child['last_exit']}); serve is restarting it."
+        for child in supervised
+        if not child["running"]
+    ]
     status = "ok" if not problems else "degraded" if database_ok else "down"
     return {"status": status, "checked_at": now, "problems": problems, "checks": checks, "supervised": supervised}
 

@@ -71,11 +71,15 @@ class Recovery(bootsteps.StartStopStep):
         except Exception:  # the database is away: the sweep, or the next reconnection, tries again
             log.exception("worker: could not re-send the pending turns")
         else:
-            log.info("worker: %s; re-sent %d pending turn(s)",
-                     "started" if self._connections == 1 else "reconnected to the broker", sent)
+            log.info(
+                "worker: %s; re-sent %d pending turn(s)",
+                "started" if self._connections == 1 else "reconnected to the broker",
+                sent,
+            )
         self._beat(consumer)
-        self._timer = consumer.timer.call_repeatedly(settings.WORKER_HEARTBEAT_SECONDS, self._beat, (consumer,),
-                                                     priority=10)
+        self._timer = consumer.timer.call_repeatedly(
+            settings.WORKER_HEARTBEAT_SECONDS, self._beat, (consumer,), priority=10
+        )
 
     def stop(self, consumer: Any) -> None:
         if self._timer is not None:
@@ -99,8 +103,13 @@ class Recovery(bootsteps.StartStopStep):
 
         try:
             close_old_connections()
-            heartbeats.record(kind=HeartbeatKind.WORKER, name=worker_name(consumer.hostname),
-                              started_at=self._started_at, pid=os.getpid(), connections=self._connections)
+            heartbeats.record(
+                kind=HeartbeatKind.WORKER,
+                name=worker_name(consumer.hostname),
+                started_at=self._started_at,
+                pid=os.getpid(),
+                connections=self._connections,
+            )
         except Exception as error:  # the database is away: say so, keep running
             log.warning("worker: could not record its heartbeat (%s)", error)
             connection.close()

@@ -27,15 +27,25 @@ MODERATED_FIELDS = ("is_active", "is_bot")
 
 
 def _user_action(
-    name: str, description: str, perform: Callable[[HttpRequest, User, str], str], *, reason_required: bool = False,
+    name: str,
+    description: str,
+    perform: Callable[[HttpRequest, User, str], str],
+    *,
+    reason_required: bool = False,
     note: str = "",
 ) -> Any:
     """A list action on accounts that asks for a reason, then runs ``perform`` per account."""
 
     def action(model_admin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
         return reason_action(
-            model_admin, request, queryset, name=name, title=description, reason_required=reason_required,
-            note=note, perform=lambda user, reason: perform(request, user, reason),
+            model_admin,
+            request,
+            queryset,
+            name=name,
+            title=description,
+            reason_required=reason_required,
+            note=note,
+            perform=lambda user, reason: perform(request, user, reason),
         )
 
     action.__name__ = name
@@ -73,12 +83,19 @@ class UserAdmin(ModerateMixin, DjangoUserAdmin):
     fieldsets = (*DjangoUserAdmin.fieldsets, ("Chicken Foot", {"fields": ("is_bot",)}))
     actions = [
         _user_action(
-            "suspend", "Suspend selected accounts (asks for a reason)", _suspend, reason_required=True,
+            "suspend",
+            "Suspend selected accounts (asks for a reason)",
+            _suspend,
+            reason_required=True,
             note="They can no longer log in or use their tokens (all revoked); their seats in running games go to "
-                 "bots, their open tables are closed and their seats at others' open tables emptied.",
+            "bots, their open tables are closed and their seats at others' open tables emptied.",
         ),
-        _user_action("unsuspend", "Reinstate selected accounts", _unsuspend,
-                     note="They may log in again; revoked tokens stay revoked, seats stay with the bots."),
+        _user_action(
+            "unsuspend",
+            "Reinstate selected accounts",
+            _unsuspend,
+            note="They may log in again; revoked tokens stay revoked, seats stay with the bots.",
+        ),
         _user_action("revoke_tokens", "Revoke all API tokens of selected accounts", _revoke_tokens),
         _user_action("mark_bot", "Mark selected accounts as bots", _mark_bot(True)),
         _user_action("unmark_bot", "Unmark selected accounts as bots", _mark_bot(False)),

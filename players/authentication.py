@@ -24,9 +24,7 @@ class ApiTokenAuthentication(BaseAuthentication):
         if not parts or parts[0].decode("latin-1").lower() not in KEYWORDS:
             return None
         if len(parts) != 2:
-            raise exceptions.AuthenticationFailed(
-                "Malformed Authorization header: expected 'Bearer <token>'."
-            )
+            raise exceptions.AuthenticationFailed("Malformed Authorization header: expected 'Bearer <token>'.")
         token = selectors.token_get_active(secret=parts[1].decode("latin-1"))
         if token is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked API token.")

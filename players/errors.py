@@ -19,8 +19,10 @@ class LoginLocked(ApiError):
     code = "login_locked"
     status = 429
     title = "Password log-in locked"
-    description = ("Too many wrong passwords for this account: password log-in is locked for `retry_after` "
-                   "seconds (the lock grows with each further failure). API tokens keep working.")
+    description = (
+        "Too many wrong passwords for this account: password log-in is locked for `retry_after` "
+        "seconds (the lock grows with each further failure). API tokens keep working."
+    )
 
 
 class TooManyTokens(Conflict):

@@ -23,10 +23,13 @@ class User(AbstractUser):
         help_text="A bot account: its moves are made by a program, and it is shown as a bot everywhere.",
     )
     failed_logins = models.PositiveIntegerField(
-        default=0, help_text="Wrong passwords in a row (players.login); a right one resets it.",
+        default=0,
+        help_text="Wrong passwords in a row (players.login); a right one resets it.",
     )
     login_locked_until = models.DateTimeField(
-        null=True, blank=True, help_text="No password log-in until then (API tokens keep working).",
+        null=True,
+        blank=True,
+        help_text="No password log-in until then (API tokens keep working).",
     )
 
     objects = UserManager()

@@ -34,6 +34,7 @@ def credentials_valid(*, user_id: int, token_id: int | None) -> bool:
     for a request with an API token, the token not revoked? (A long-lived stream
     asks this again when the account's tokens or standing change.)"""
     if token_id is not None:
-        return ApiToken.objects.filter(pk=token_id, user_id=user_id, revoked_at__isnull=True,
-                                       user__is_active=True).exists()
+        return ApiToken.objects.filter(
+            pk=token_id, user_id=user_id, revoked_at__isnull=True, user__is_active=True
+        ).exists()
     return User.objects.filter(pk=user_id, is_active=True).exists()

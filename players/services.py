@@ -56,8 +56,11 @@ def user_authenticate(*, username: str, password: str) -> User:
     account's password log-in is locked (``players.login``), ``LoginLocked``."""
     account = login.account_for(username)
     if account is not None and (wait := login.locked_for(account)):
-        raise LoginLocked(f"Too many wrong passwords: password log-in to this account is locked for "
-                          f"{math.ceil(wait)} s. Its API tokens keep working.", extra={"retry_after": math.ceil(wait)})
+        raise LoginLocked(
+            f"Too many wrong passwords: password log-in to this account is locked for "
+            f"{math.ceil(wait)} s. Its API tokens keep working.",
+            extra={"retry_after": math.ceil(wait)},
+        )
     user = authenticate(username=username, password=password)  # counts the failure (players.login)
     if user is None:
         raise InvalidCredentials("Wrong username or password.")
@@ -68,12 +71,17 @@ def token_issue(*, user: User, name: str) -> IssuedToken:
     """A new token asked for over the API: within ``MAX_TOKENS_PER_ACCOUNT`` active
     tokens and ``THROTTLE_TOKENS`` new ones per account."""
     if ApiToken.objects.filter(user=user, revoked_at__isnull=True).count() >= settings.MAX_TOKENS_PER_ACCOUNT:
-        raise TooManyTokens(f"You hold {settings.MAX_TOKENS_PER_ACCOUNT} active tokens, the most an account may: "
-                            "revoke one you no longer use (DELETE /api/v1/tokens/{id}/).")
+        raise TooManyTokens(
+            f"You hold {settings.MAX_TOKENS_PER_ACCOUNT} active tokens, the most an account may: "
+            "revoke one you no longer use (DELETE /api/v1/tokens/{id}/)."
+        )
     wait = Limit("tokens", settings.THROTTLE_TOKENS, store="database").hit(str(user.pk))
     if wait is not None:
-        raise ApiError(f"Too many new tokens for this account: try again in {math.ceil(wait)} s.",
-                       code="rate_limited", extra={"retry_after": math.ceil(wait)})
+        raise ApiError(
+            f"Too many new tokens for this account: try again in {math.ceil(wait)} s.",
+            code="rate_limited",
+            extra={"retry_after": math.ceil(wait)},
+        )
     return token_create(user=user, name=name)
 
 
@@ -111,6 +119,7 @@ def token_mark_used(*, token: ApiToken, now: datetime | None = None) -> None:
 
 
 # -- moderation (called by moderation.services, which records the audit trail) --
+
 
 def user_set_active(*, user: User, is_active: bool) -> None:
     """Suspend (``False``) or reinstate an account. A suspended account cannot

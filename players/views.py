@@ -120,8 +120,14 @@ class TokenCollectionApi(GenericAPIView):
         request=TokenCreateInput,
         responses={
             201: TokenCreatedOutput,
-            **problem_responses("validation_error", "not_authenticated", "invalid_credentials", "too_many_tokens",
-                                "login_locked", "rate_limited"),
+            **problem_responses(
+                "validation_error",
+                "not_authenticated",
+                "invalid_credentials",
+                "too_many_tokens",
+                "login_locked",
+                "rate_limited",
+            ),
         },
     )
     def post(self, request: Request) -> Response:

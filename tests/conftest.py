@@ -90,6 +90,7 @@ def token_client() -> Callable[[object], APIClient]:
 
 # -- tables: players in the seats of a game (the API and the moderation tests) ------
 
+
 @pytest.fixture
 def people(make_player: Callable[..., Any], token_client: Callable[[Any], APIClient]) -> People:
     return People(make_player, token_client)
@@ -105,8 +106,14 @@ def make_table(people: People) -> Callable[..., Table]:
     steps: the lobby tests cover the API's way)."""
 
     def make(
-        players: int = 2, *, set_max: int = 6, rounds: int | None = 1, start: bool = True,
-        seated: int | None = None, api: bool = False, **create: Any,
+        players: int = 2,
+        *,
+        set_max: int = 6,
+        rounds: int | None = 1,
+        start: bool = True,
+        seated: int | None = None,
+        api: bool = False,
+        **create: Any,
     ) -> Table:
         ruleset = {"set_max": set_max, "players": players, "rounds": rounds, **create.pop("ruleset", {})}
         users, clients = zip(*(people.player() for _ in range(players)), strict=True)
@@ -154,8 +161,9 @@ def start_worker(broker_url: str, queue_name: str, tmp_path: Path) -> Iterator[C
     workers: list[Worker] = []
 
     def start(*, beat: bool = False, name: str = "w1", queue: str | None = None) -> Worker:
-        worker = Worker(broker_url, tmp_path / f"{name}-{len(workers)}.log", queue=queue or queue_name, beat=beat,
-                        name=name)
+        worker = Worker(
+            broker_url, tmp_path / f"{name}-{len(workers)}.log", queue=queue or queue_name, beat=beat, name=name
+        )
         workers.append(worker)
         return worker
 

@@ -149,7 +149,10 @@ class Layout:
     # -- persistence --------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         return {
-            "nodes": [[tile_text((n[_HI], n[_LO])), n[_OUTER], n[_SEAT], n[_ON], n[_KIND], list(n[_CHILDREN])] for n in self.nodes],
+            "nodes": [
+                [tile_text((n[_HI], n[_LO])), n[_OUTER], n[_SEAT], n[_ON], n[_KIND], list(n[_CHILDREN])]
+                for n in self.nodes
+            ],
             "ends": [[e, p] for e, p in self.ends.items()],
             "pending": list(self.pending),
             "pending_kind": self.pending_kind,

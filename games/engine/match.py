@@ -46,14 +46,16 @@ class Setup:
     def from_dict(cls, data: Mapping[str, Any], ruleset: Ruleset) -> Setup:
         def tiles(values: Any, what: str) -> tuple[Tile, ...]:
             if not isinstance(values, (list, tuple)):
-                raise RulesetError("invalid_setup", f"{what} must be a list of tiles like \"9-4\".")
+                raise RulesetError("invalid_setup", f'{what} must be a list of tiles like "9-4".')
             try:
                 return tuple(parse_tile(v, ruleset.set_max) for v in values)
             except RuleError as exc:
                 raise RulesetError("invalid_setup", f"{what}: {exc.message}") from None
 
         if not isinstance(data, Mapping) or not isinstance(data.get("hands"), (list, tuple)):
-            raise RulesetError("invalid_setup", 'A set-up is {"hands": [[tiles of seat 0], ...], "boneyard": [tiles] or omitted}.')
+            raise RulesetError(
+                "invalid_setup", 'A set-up is {"hands": [[tiles of seat 0], ...], "boneyard": [tiles] or omitted}.'
+            )
         unknown = sorted(set(data) - {"hands", "boneyard"})
         if unknown:
             raise RulesetError("invalid_setup", f"Unknown set-up field(s): {', '.join(unknown)}.")
@@ -65,7 +67,9 @@ class Setup:
 
     def validate(self, ruleset: Ruleset) -> None:
         if len(self.hands) != ruleset.players:
-            raise RulesetError("invalid_setup", f"The set-up has {len(self.hands)} hands for {ruleset.players} players.")
+            raise RulesetError(
+                "invalid_setup", f"The set-up has {len(self.hands)} hands for {ruleset.players} players."
+            )
         for seat, hand in enumerate(self.hands):
             if not hand:
                 raise RulesetError("invalid_setup", f"The hand of seat {seat} is empty.")
@@ -79,7 +83,9 @@ class Setup:
             seen.add(tile)
         if self.boneyard is not None and len(seen) != ruleset.tile_count:
             missing = [tile_text(t) for t in full_set(ruleset.set_max) if t not in seen]
-            raise RulesetError("invalid_setup", f"Hands and boneyard must hold the whole set; missing: {', '.join(missing)}.")
+            raise RulesetError(
+                "invalid_setup", f"Hands and boneyard must hold the whole set; missing: {', '.join(missing)}."
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -115,7 +121,9 @@ class Match:
 
     # -- creation -------------------------------------------------------------
     @classmethod
-    def new(cls, ruleset: Ruleset, seed: int, setup: Setup | Mapping[str, Any] | None = None) -> tuple[Match, list[dict[str, Any]]]:
+    def new(
+        cls, ruleset: Ruleset, seed: int, setup: Setup | Mapping[str, Any] | None = None
+    ) -> tuple[Match, list[dict[str, Any]]]:
         """Deal round 1 (placing its spinner). Returns the match and the opening events."""
         if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
             raise RulesetError("invalid_setup", f"The seed must be a non-negative whole number (got {seed!r}).")
@@ -130,7 +138,11 @@ class Match:
 
     @classmethod
     def replay(
-        cls, ruleset: Ruleset, seed: int, moves: Iterable[tuple[int, Move | Mapping[str, Any]]], setup: Setup | Mapping[str, Any] | None = None
+        cls,
+        ruleset: Ruleset,
+        seed: int,
+        moves: Iterable[tuple[int, Move | Mapping[str, Any]]],
+        setup: Setup | Mapping[str, Any] | None = None,
     ) -> Match:
         """Rebuild a match from its record: every ``(seat, move)`` in order."""
         match, _ = cls.new(ruleset, seed, setup)
@@ -214,7 +226,8 @@ class Match:
         hand = self.hands[seat]
         if self.drawn is not None and tile != self.drawn:
             raise RuleError(
-                "must_play_drawn_tile", f"After drawing you may only play the drawn tile {tile_text(self.drawn)}, or pass."
+                "must_play_drawn_tile",
+                f"After drawing you may only play the drawn tile {tile_text(self.drawn)}, or pass.",
             )
         if tile not in hand:
             raise RuleError("tile_not_in_hand", f"{tile_text(tile)} is not in your hand.")
@@ -222,12 +235,27 @@ class Match:
         hand.remove(tile)
         self.drawn = None
         new_ends, change = self.layout.place(tile, end, outer, seat)
-        self._emit(events, {
-            "type": "tile_played", "seat": seat, "tile": tile_text(tile), "end": end_text(end),
-            "outer": outer, "new_ends": [end_text(e) for e in new_ends],
-        })
+        self._emit(
+            events,
+            {
+                "type": "tile_played",
+                "seat": seat,
+                "tile": tile_text(tile),
+                "end": end_text(end),
+                "outer": outer,
+                "new_ends": [end_text(e) for e in new_ends],
+            },
+        )
         if change == "foot_opened":
-            self._emit(events, {"type": "foot_opened", "seat": seat, "double": tile_text(tile), "toes": [end_text(e) for e in new_ends]})
+            self._emit(
+                events,
+                {
+                    "type": "foot_opened",
+                    "seat": seat,
+                    "double": tile_text(tile),
+                    "toes": [end_text(e) for e in new_ends],
+                },
+            )
         elif change is not None:
             self._emit(events, {"type": change, "seat": seat})
         self.turn = (seat + 1) % self.players
@@ -281,8 +309,8 @@ class Match:
         tiles = list(full_set(ruleset.set_max))
         rng.shuffle(tiles)
         size = ruleset.effective_hand_size
-        self.hands = [tiles[i * size:(i + 1) * size] for i in range(self.players)]
-        self.boneyard = tiles[self.players * size:]
+        self.hands = [tiles[i * size : (i + 1) * size] for i in range(self.players)]
+        self.boneyard = tiles[self.players * size :]
 
     def _start_round(self, index: int, events: list[dict[str, Any]]) -> None:
         draw_from = 0 if index == 0 else (self.starter + 1) % self.players
@@ -293,16 +321,23 @@ class Match:
         self._deal(index)
         pip = self.ruleset.starting_double(index)
         double = (pip, pip)
-        self._emit(events, {
-            "type": "round_started", "starting_double": tile_text(double),
-            "hand_sizes": [len(h) for h in self.hands], "boneyard_size": len(self.boneyard),
-        })
+        self._emit(
+            events,
+            {
+                "type": "round_started",
+                "starting_double": tile_text(double),
+                "hand_sizes": [len(h) for h in self.hands],
+                "boneyard_size": len(self.boneyard),
+            },
+        )
         holder = next((s for s, h in enumerate(self.hands) if double in h), None)
         seat = draw_from
         while holder is None:
             tile = self.boneyard.pop(0)
             self.hands[seat].append(tile)
-            self._emit(events, {"type": "drew", "seat": seat, "boneyard_size": len(self.boneyard), "for_starting_double": True})
+            self._emit(
+                events, {"type": "drew", "seat": seat, "boneyard_size": len(self.boneyard), "for_starting_double": True}
+            )
             if tile == double:
                 holder = seat
             seat = (seat + 1) % self.players
@@ -310,7 +345,10 @@ class Match:
         arms = self.layout.place_spinner(pip, holder, self.ruleset.spinner_arms)
         self.starter = holder
         self.turn = (holder + 1) % self.players
-        self._emit(events, {"type": "spinner_placed", "seat": holder, "tile": tile_text(double), "arms": [end_text(e) for e in arms]})
+        self._emit(
+            events,
+            {"type": "spinner_placed", "seat": holder, "tile": tile_text(double), "arms": [end_text(e) for e in arms]},
+        )
         if not self.hands[holder]:
             self._end_round(DOMINO, holder, events)
         elif not self.boneyard and self._blocked():
@@ -341,10 +379,16 @@ class Match:
         else:
             self.status = ENDED
             self.winners, self.tie_break = decide_winners([r["scores"] for r in self.rounds], self.totals)
-            self._emit(events, {
-                "type": "match_ended", "totals": list(self.totals), "winners": list(self.winners),
-                "tie_break": self.tie_break, "seed": self.seed,
-            })
+            self._emit(
+                events,
+                {
+                    "type": "match_ended",
+                    "totals": list(self.totals),
+                    "winners": list(self.winners),
+                    "tie_break": self.tie_break,
+                    "seed": self.seed,
+                },
+            )
 
     # -- persistence ----------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

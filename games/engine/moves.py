@@ -28,7 +28,7 @@ def parse_end(text: object) -> int:
     digits = text[1:] if isinstance(text, str) and text[:1] == "e" else ""
     if digits.isascii() and digits.isdigit() and len(digits) <= 9:
         return int(digits)
-    raise RuleError("invalid_move", f"{text!r} is not an open-end id (ids look like \"e3\").")
+    raise RuleError("invalid_move", f'{text!r} is not an open-end id (ids look like "e3").')
 
 
 class Move(NamedTuple):
@@ -49,12 +49,17 @@ class Move(NamedTuple):
         if isinstance(data, Move):
             return data
         if not isinstance(data, dict) or data.get("type") not in MOVE_TYPES:
-            raise RuleError("invalid_move", 'A move is {"type": "play", "tile": "9-4", "end": "e3"}, {"type": "draw"} or {"type": "pass"}.')
+            raise RuleError(
+                "invalid_move",
+                'A move is {"type": "play", "tile": "9-4", "end": "e3"}, {"type": "draw"} or {"type": "pass"}.',
+            )
         kind = data["type"]
         if kind != PLAY:
             return cls(kind)
         if "tile" not in data or "end" not in data:
-            raise RuleError("invalid_move", "A play names the tile and the open end: {\"type\": \"play\", \"tile\": \"9-4\", \"end\": \"e3\"}.")
+            raise RuleError(
+                "invalid_move", 'A play names the tile and the open end: {"type": "play", "tile": "9-4", "end": "e3"}.'
+            )
         return cls(PLAY, parse_tile(data["tile"], set_max), parse_end(data["end"]))
 
 

@@ -56,14 +56,20 @@ class Ruleset:
 
     def __post_init__(self) -> None:
         if not _is_int(self.set_max) or self.set_max not in SET_SIZES:
-            raise RulesetError("invalid_ruleset", f"set_max must be one of {', '.join(map(str, SET_SIZES))} (got {self.set_max!r}).")
+            raise RulesetError(
+                "invalid_ruleset", f"set_max must be one of {', '.join(map(str, SET_SIZES))} (got {self.set_max!r})."
+            )
         most = MAX_PLAYERS[self.set_max]
         if not _is_int(self.players) or not 2 <= self.players <= most:
-            raise RulesetError("invalid_ruleset", f"A double-{self.set_max} set takes 2 to {most} players (got {self.players!r}).")
+            raise RulesetError(
+                "invalid_ruleset", f"A double-{self.set_max} set takes 2 to {most} players (got {self.players!r})."
+            )
         tiles = tile_count(self.set_max)
         if self.hand_size is not None:
             if not _is_int(self.hand_size) or self.hand_size < 1:
-                raise RulesetError("invalid_ruleset", f"hand_size must be a positive whole number (got {self.hand_size!r}).")
+                raise RulesetError(
+                    "invalid_ruleset", f"hand_size must be a positive whole number (got {self.hand_size!r})."
+                )
             if self.players * self.hand_size > tiles:
                 raise RulesetError(
                     "invalid_ruleset",
@@ -74,11 +80,13 @@ class Ruleset:
             raise RulesetError("invalid_ruleset", f"spinner_arms must be 4 or 6 (got {self.spinner_arms!r}).")
         if self.rounds is not None and (not _is_int(self.rounds) or not 1 <= self.rounds <= self.set_max + 1):
             raise RulesetError(
-                "invalid_ruleset", f"rounds must be 1 to {self.set_max + 1} on a double-{self.set_max} set (got {self.rounds!r})."
+                "invalid_ruleset",
+                f"rounds must be 1 to {self.set_max + 1} on a double-{self.set_max} set (got {self.rounds!r}).",
             )
         if not _is_int(self.double_blank_points) or not 0 <= self.double_blank_points <= MAX_DOUBLE_BLANK_POINTS:
             raise RulesetError(
-                "invalid_ruleset", f"double_blank_points must be 0 to {MAX_DOUBLE_BLANK_POINTS} (got {self.double_blank_points!r})."
+                "invalid_ruleset",
+                f"double_blank_points must be 0 to {MAX_DOUBLE_BLANK_POINTS} (got {self.double_blank_points!r}).",
             )
 
     @property
@@ -108,7 +116,9 @@ class Ruleset:
     def from_dict(cls, data: Mapping[str, Any] | None) -> Ruleset:
         """Build from JSON; missing keys take their defaults, unknown keys are refused."""
         if data is not None and not isinstance(data, Mapping):
-            raise RulesetError("invalid_ruleset", f"A ruleset is a JSON object of settings (got {type(data).__name__}).")
+            raise RulesetError(
+                "invalid_ruleset", f"A ruleset is a JSON object of settings (got {type(data).__name__})."
+            )
         data = dict(data or {})
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)

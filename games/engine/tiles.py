@@ -15,9 +15,7 @@ Tile = tuple[int, int]
 MAX_PIP = 18
 
 # Every tile text of the largest set, both orders, for parsing without regexes.
-_PARSE: dict[str, Tile] = {
-    f"{a}-{b}": (max(a, b), min(a, b)) for a in range(MAX_PIP + 1) for b in range(MAX_PIP + 1)
-}
+_PARSE: dict[str, Tile] = {f"{a}-{b}": (max(a, b), min(a, b)) for a in range(MAX_PIP + 1) for b in range(MAX_PIP + 1)}
 _TEXT: dict[Tile, str] = {(a, b): f"{a}-{b}" for a in range(MAX_PIP + 1) for b in range(a + 1)}
 
 
@@ -35,7 +33,7 @@ def parse_tile(text: object, set_max: int = MAX_PIP) -> Tile:
     """Read ``"9-4"`` (or ``"4-9"``); refuse anything that is not a tile of the set."""
     tile = _PARSE.get(text) if isinstance(text, str) else None
     if tile is None or tile[0] > set_max:
-        raise RuleError("invalid_move", f"{text!r} is not a tile of a double-{set_max} set (write it like \"9-4\").")
+        raise RuleError("invalid_move", f'{text!r} is not a tile of a double-{set_max} set (write it like "9-4").')
     return tile
 
 

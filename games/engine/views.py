@@ -40,7 +40,12 @@ def public_view(match: Match) -> dict[str, Any]:
         "result": None,
     }
     if not playing:
-        view["result"] = {"winners": list(match.winners), "tie_break": match.tie_break, "totals": list(match.totals), "seed": match.seed}
+        view["result"] = {
+            "winners": list(match.winners),
+            "tie_break": match.tie_break,
+            "totals": list(match.totals),
+            "seed": match.seed,
+        }
     return view
 
 

@@ -40,6 +40,7 @@ def game_url(game_id: int, action: str = "") -> str:
 
 # -- responses ------------------------------------------------------------------
 
+
 def ok(response: HttpResponse, status: int = 200) -> Any:
     """The response has ``status`` and matches the contract; returns its JSON."""
     assert response.status_code == status, (response.status_code, response.content[:2000])
@@ -152,12 +153,15 @@ def create_game(client: APIClient, **body: Any) -> dict[str, Any]:
 
 # -- playing --------------------------------------------------------------------
 
+
 def view(client: APIClient, game_id: int) -> dict[str, Any]:
     return ok(client.get(game_url(game_id)))
 
 
 def move(client: APIClient, game_id: int, expected_seq: int, move: dict[str, Any], **headers: str) -> HttpResponse:
-    return client.post(game_url(game_id, "moves"), {**move, "expected_seq": expected_seq}, format="json", headers=headers)
+    return client.post(
+        game_url(game_id, "moves"), {**move, "expected_seq": expected_seq}, format="json", headers=headers
+    )
 
 
 def play_turn(client: APIClient, game_id: int, rng: random.Random, table: Table | None = None) -> dict[str, Any]:
@@ -177,7 +181,11 @@ def play_turn(client: APIClient, game_id: int, rng: random.Random, table: Table 
 
 
 def play_to_end(
-    table: Table, rng: random.Random, *, after_move: Callable[[dict[str, Any]], None] | None = None, max_moves: int = 5000
+    table: Table,
+    rng: random.Random,
+    *,
+    after_move: Callable[[dict[str, Any]], None] | None = None,
+    max_moves: int = 5000,
 ) -> dict[str, Any]:
     """Every seat plays random legal moves from its own view until the match ends;
     returns the last move's answer."""
@@ -206,6 +214,7 @@ def all_events(client: APIClient, game_id: int, after: int = 0) -> Iterator[dict
 
 
 # -- positions (practice set-ups on a double-6 set; 6-6 starts round 1) ------------
+
 
 def double_six() -> list[str]:
     return [f"{a}-{b}" for a in range(7) for b in range(a + 1)]

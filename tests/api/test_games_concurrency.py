@@ -41,6 +41,7 @@ def assert_log_intact(table: Table, moves: int) -> None:
 
 # -- retries, one after the other ---------------------------------------------------------------
 
+
 @pytest.mark.django_db
 def test_a_retry_returns_the_first_answer(make_table):
     table = make_table(setup=PLAY_SETUP)
@@ -139,7 +140,9 @@ def test_one_turn_submitted_many_times_at_once_is_played_once(raced_table):
     table, clients = raced_table
     seq = table.game().seq
     choices = [play(t, e) for t in ("6-1", "6-2") for e in ("e1", "e2", "e3")]
-    responses = race([lambda c=c, m=m: move(c, table.game_id, seq, m) for c, m in zip(clients[1], choices, strict=True)])
+    responses = race(
+        [lambda c=c, m=m: move(c, table.game_id, seq, m) for c, m in zip(clients[1], choices, strict=True)]
+    )
     statuses = Counter(r.status_code for r in responses)
     assert statuses == {201: 1, 409: THREADS - 1}, statuses
     winner = next(r for r in responses if r.status_code == 201)
@@ -192,7 +195,11 @@ def test_turn_after_turn_under_contention_each_is_played_once(raced_table):
         game = table.game()
         racers = clients[game.turn_seat]
         legal = view(racers[0], table.game_id)["you"]["legal_moves"]
-        responses = race([lambda c=c, m=m, seq=game.seq: move(c, table.game_id, seq, m)
-                          for c, m in zip(racers, legal * THREADS, strict=False)])
+        responses = race(
+            [
+                lambda c=c, m=m, seq=game.seq: move(c, table.game_id, seq, m)
+                for c, m in zip(racers, legal * THREADS, strict=False)
+            ]
+        )
         assert Counter(r.status_code for r in responses) == {201: 1, 409: THREADS - 1}
         assert_log_intact(table, turn)

@@ -33,12 +33,27 @@ def replay(record: dict[str, Any]) -> Match:
 
 # -- hands --------------------------------------------------------------------------------
 
+
 def test_hands_while_the_first_one_runs(make_table, api_client):
     table = make_table(setup=PLAY_SETUP)
-    ok(table.clients[1].post(table.action("moves"), {**play("6-1", "e1"), "expected_seq": table.game().seq}, format="json"), 201)
+    ok(
+        table.clients[1].post(
+            table.action("moves"), {**play("6-1", "e1"), "expected_seq": table.game().seq}, format="json"
+        ),
+        201,
+    )
     hands = ok(api_client.get(table.action("hands")))
-    assert hands == [{"number": 1, "starting_double": "6-6", "starter": 0, "status": "playing", "reason": None,
-                      "went_out": None, "scores": None}]
+    assert hands == [
+        {
+            "number": 1,
+            "starting_double": "6-6",
+            "starter": 0,
+            "status": "playing",
+            "reason": None,
+            "went_out": None,
+            "scores": None,
+        }
+    ]
     hand = ok(api_client.get(game_url(table.game_id, "hands/1")))
     assert hand["revealed_hands"] is None and hand["status"] == "playing"
     assert [(m["number"], m["move"]) for m in hand["moves"]] == [(1, play("6-1", "e1"))]
@@ -72,6 +87,7 @@ def test_a_finished_hand_reveals_every_tile(make_table, api_client):
 
 # -- record --------------------------------------------------------------------------------
 
+
 def test_the_record_waits_for_the_end_of_a_rated_game(make_table, api_client):
     table = make_table()
     for client in (api_client, *table.clients):
@@ -100,6 +116,7 @@ def test_an_aborted_game_publishes_its_record(make_table, api_client, people):
 
 # -- whole matches ---------------------------------------------------------------------------
 
+
 def check_finished_match(table: Table, api_client) -> None:
     """The end as every client sees it: status, result, hands, record, events."""
     game = table.game()
@@ -122,8 +139,14 @@ def check_finished_match(table: Table, api_client) -> None:
     for hand, event in zip(hands, ended, strict=True):
         detail = ok(api_client.get(game_url(table.game_id, f"hands/{hand['number']}")))
         assert detail["revealed_hands"] == event["hands"] and detail["scores"] == event["scores"]
-    assert events[-1]["data"] == {"type": "match_ended", "totals": result["totals"], "winners": result["winners"],
-                                  "tie_break": result["tie_break"], "seed": game.seed, "round": rounds}
+    assert events[-1]["data"] == {
+        "type": "match_ended",
+        "totals": result["totals"],
+        "winners": result["winners"],
+        "tie_break": result["tie_break"],
+        "seed": game.seed,
+        "round": rounds,
+    }
 
     record = ok(api_client.get(table.action("record")))
     assert record["result"] == result and record["seed"] == game.seed and record["setup"] is None

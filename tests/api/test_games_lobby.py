@@ -29,6 +29,7 @@ def event_types(game_id: int) -> list[str]:
 
 # -- list -------------------------------------------------------------------------
 
+
 @pytest.fixture
 def lobby_mix(make_table, people):
     """One game in each status, plus a game of someone else: (tables by status, outsider table)."""
@@ -86,20 +87,34 @@ def test_list_refuses_an_unknown_status(api_client):
 
 # -- create -----------------------------------------------------------------------
 
+
 def test_create_with_defaults(people):
     alice, client = people.player()
     body = ok(client.post(GAMES, {}, format="json"), 201)
     game = body["game"]
-    assert game["ruleset"] == {"set_max": 9, "players": 4, "hand_size": None, "spinner_arms": 4, "rounds": None,
-                               "double_blank_points": 50}
+    assert game["ruleset"] == {
+        "set_max": 9,
+        "players": 4,
+        "hand_size": None,
+        "spinner_arms": 4,
+        "rounds": None,
+        "double_blank_points": 50,
+    }
     assert game["status"] == "open" and game["creator"] == alice.username
     assert game["practice"] is False and body["seed"] is None and body["state"] is None
     assert game["turn_time_limit"] is None and game["bot_delay_ms"] == 0
     assert [s["number"] for s in game["seats"]] == [0, 1, 2, 3]
     assert game["seats"][0]["player"]["username"] == alice.username
     assert all(s["player"] is None and s["bot_strategy"] == "" for s in game["seats"][1:])
-    assert body["you"] == {"seat": 0, "resigned": False, "hand": None, "drawn_tile": None, "legal_moves": [],
-                           "your_turn": False, "turn_deadline": None}
+    assert body["you"] == {
+        "seat": 0,
+        "resigned": False,
+        "hand": None,
+        "drawn_tile": None,
+        "legal_moves": [],
+        "your_turn": False,
+        "turn_deadline": None,
+    }
     assert game["seq"] == 2 and event_types(game["id"]) == ["game_created", "seat_taken"]
     assert Game.objects.get(pk=game["id"]).seed is not None  # drawn, but not shown
 
@@ -197,6 +212,7 @@ def test_a_random_game_shows_its_seed_to_nobody_before_the_end(make_table, api_c
 
 # -- detail -----------------------------------------------------------------------
 
+
 def test_detail_for_a_spectator_has_no_hands(make_table, api_client, people):
     table = make_table(setup=PLAY_SETUP)
     _, stranger = people.player()
@@ -242,6 +258,7 @@ def test_detail_of_an_unknown_game_is_not_found(api_client):
 
 # -- join and leave -----------------------------------------------------------------
 
+
 def test_join_takes_the_first_free_seat(make_table, people):
     table = make_table(3, seated=1, start=False)
     bob, client = people.player()
@@ -250,7 +267,11 @@ def test_join_takes_the_first_free_seat(make_table, people):
     assert body["game"]["seats"][1]["player"]["username"] == bob.username
     assert event_types(table.game_id)[-1] == "seat_taken"
     assert Event.objects.filter(game_id=table.game_id).last().data == {
-        "type": "seat_taken", "seat": 1, "player": bob.username, "is_bot": False}
+        "type": "seat_taken",
+        "seat": 1,
+        "player": bob.username,
+        "is_bot": False,
+    }
 
 
 def test_join_a_chosen_seat(make_table, people):
@@ -291,12 +312,17 @@ def test_leave_after_the_start_is_refused(make_table):
 
 # -- server bots in seats -------------------------------------------------------------
 
+
 def test_the_creator_adds_a_bot(make_table):
     table = make_table(3, seated=1, start=False)
     body = ok(table.creator.post(table.action("bots"), {"strategy": "random", "seat": 2}, format="json"))
     seat = body["game"]["seats"][2]
     assert seat["bot_strategy"] == "random" and seat["is_bot"] is True and seat["player"] is None
-    assert Event.objects.filter(game_id=table.game_id).last().data == {"type": "bot_added", "seat": 2, "strategy": "random"}
+    assert Event.objects.filter(game_id=table.game_id).last().data == {
+        "type": "bot_added",
+        "seat": 2,
+        "strategy": "random",
+    }
     body = ok(table.creator.post(table.action("bots"), {"strategy": "greedy"}, format="json"))
     assert body["game"]["seats"][1]["bot_strategy"] == "greedy"  # the first free seat
     refused(table.creator.post(table.action("bots"), {"strategy": "greedy"}, format="json"), 409, "game_full")
@@ -316,6 +342,7 @@ def test_bot_refusals(make_table):
 
 
 # -- start ------------------------------------------------------------------------------
+
 
 def test_start_deals_and_shows_the_first_round(make_table):
     table = make_table(start=False)
@@ -351,13 +378,18 @@ def test_start_a_game_that_ends_at_once(make_table):
 
 # -- abort ------------------------------------------------------------------------------
 
+
 def test_the_creator_aborts_a_table_in_the_lobby(make_table, api_client):
     table = make_table(start=False)
     body = ok(table.creator.post(table.action("abort"), {"reason": "nobody came"}, format="json"))
     assert body["game"]["status"] == "aborted" and body["game"]["abort_reason"] == "nobody came"
     assert body["game"]["finished_at"] is not None
     assert Event.objects.filter(game_id=table.game_id).last().data == {
-        "type": "game_aborted", "by": table.users[0].username, "moderator": False, "reason": "nobody came"}
+        "type": "game_aborted",
+        "by": table.users[0].username,
+        "moderator": False,
+        "reason": "nobody came",
+    }
     assert ok(api_client.get(table.url))["seed"] == table.game().seed  # over: the seed is public
     refused(table.clients[1].post(table.action("join")), 409, "game_aborted")
     refused(table.creator.post(table.action("abort")), 409, "game_aborted")
@@ -384,13 +416,19 @@ def test_a_moderators_abort_is_told_to_the_players(make_table, people):
     assert body["game"]["abort_reason"] == "abusive chat"
     assert body["you"]["legal_moves"] == [] and body["you"]["your_turn"] is False
     assert Event.objects.filter(game_id=table.game_id).last().data == {
-        "type": "game_aborted", "by": moderator.username, "moderator": True, "reason": "abusive chat"}
+        "type": "game_aborted",
+        "by": moderator.username,
+        "moderator": True,
+        "reason": "abusive chat",
+    }
 
 
 def test_abort_refusals(make_table, people):
     table = make_table(start=False)
     refused(table.clients[1].post(table.action("abort")), 403, "not_creator")
-    problem = refused(table.creator.post(table.action("abort"), {"reason": "x" * 501}, format="json"), 400, "validation_error")
+    problem = refused(
+        table.creator.post(table.action("abort"), {"reason": "x" * 501}, format="json"), 400, "validation_error"
+    )
     assert set(problem["errors"]) == {"reason"}
     finished = make_table(setup=INSTANT_SETUP)
     refused(finished.creator.post(finished.action("abort")), 409, "game_finished")

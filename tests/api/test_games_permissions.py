@@ -29,32 +29,112 @@ ACTIONS: dict[str, tuple[str, str, str, dict[str, Any] | None, dict[str, Any]]] 
     "events": ("running", "get", "events", None, EVERYONE_OK),
     "moves_list": ("running", "get", "moves", None, EVERYONE_OK),
     "hands": ("running", "get", "hands", None, EVERYONE_OK),
-    "join": ("lobby", "post", "join", None, {
-        "anonymous": NOT_AUTHENTICATED, "stranger": 200, "seated": (409, "already_seated"),
-        "creator": (409, "already_seated"), "staff": 200}),
-    "leave": ("lobby", "post", "leave", None, {
-        "anonymous": NOT_AUTHENTICATED, "stranger": NOT_SEATED, "seated": 200, "creator": 200, "staff": NOT_SEATED}),
-    "bots_add": ("lobby", "post", "bots", {"strategy": "random"}, {
-        "anonymous": NOT_AUTHENTICATED, "stranger": NOT_CREATOR, "seated": NOT_CREATOR, "creator": 200,
-        "staff": NOT_CREATOR}),
-    "start": ("full", "post", "start", None, {
-        "anonymous": NOT_AUTHENTICATED, "stranger": NOT_CREATOR, "seated": NOT_CREATOR, "creator": 200,
-        "staff": NOT_CREATOR}),
+    "join": (
+        "lobby",
+        "post",
+        "join",
+        None,
+        {
+            "anonymous": NOT_AUTHENTICATED,
+            "stranger": 200,
+            "seated": (409, "already_seated"),
+            "creator": (409, "already_seated"),
+            "staff": 200,
+        },
+    ),
+    "leave": (
+        "lobby",
+        "post",
+        "leave",
+        None,
+        {"anonymous": NOT_AUTHENTICATED, "stranger": NOT_SEATED, "seated": 200, "creator": 200, "staff": NOT_SEATED},
+    ),
+    "bots_add": (
+        "lobby",
+        "post",
+        "bots",
+        {"strategy": "random"},
+        {
+            "anonymous": NOT_AUTHENTICATED,
+            "stranger": NOT_CREATOR,
+            "seated": NOT_CREATOR,
+            "creator": 200,
+            "staff": NOT_CREATOR,
+        },
+    ),
+    "start": (
+        "full",
+        "post",
+        "start",
+        None,
+        {
+            "anonymous": NOT_AUTHENTICATED,
+            "stranger": NOT_CREATOR,
+            "seated": NOT_CREATOR,
+            "creator": 200,
+            "staff": NOT_CREATOR,
+        },
+    ),
     # Staff moderate in the admin, which checks the moderation permission and records why.
-    "abort_lobby": ("lobby", "post", "abort", None, {
-        "anonymous": NOT_AUTHENTICATED, "stranger": NOT_CREATOR, "seated": NOT_CREATOR, "creator": 200,
-        "staff": NOT_CREATOR}),
-    "abort_running": ("running", "post", "abort", None, {
-        "anonymous": NOT_AUTHENTICATED, "stranger": NOT_CREATOR, "seated": NOT_CREATOR,
-        "creator": (409, "game_already_started"), "staff": NOT_CREATOR}),
-    "move": ("running", "post", "moves", play("6-1", "e1"), {
-        "anonymous": NOT_AUTHENTICATED, "stranger": NOT_SEATED, "seated": 201, "creator": (422, "not_your_turn"),
-        "staff": NOT_SEATED}),
-    "resign": ("running", "post", "resign", None, {
-        "anonymous": NOT_AUTHENTICATED, "stranger": NOT_SEATED, "seated": 200, "creator": 200, "staff": NOT_SEATED}),
-    "return": ("running", "post", "return", None, {
-        "anonymous": NOT_AUTHENTICATED, "stranger": NOT_SEATED, "seated": (409, "seat_not_away"),
-        "creator": (409, "seat_not_away"), "staff": NOT_SEATED}),
+    "abort_lobby": (
+        "lobby",
+        "post",
+        "abort",
+        None,
+        {
+            "anonymous": NOT_AUTHENTICATED,
+            "stranger": NOT_CREATOR,
+            "seated": NOT_CREATOR,
+            "creator": 200,
+            "staff": NOT_CREATOR,
+        },
+    ),
+    "abort_running": (
+        "running",
+        "post",
+        "abort",
+        None,
+        {
+            "anonymous": NOT_AUTHENTICATED,
+            "stranger": NOT_CREATOR,
+            "seated": NOT_CREATOR,
+            "creator": (409, "game_already_started"),
+            "staff": NOT_CREATOR,
+        },
+    ),
+    "move": (
+        "running",
+        "post",
+        "moves",
+        play("6-1", "e1"),
+        {
+            "anonymous": NOT_AUTHENTICATED,
+            "stranger": NOT_SEATED,
+            "seated": 201,
+            "creator": (422, "not_your_turn"),
+            "staff": NOT_SEATED,
+        },
+    ),
+    "resign": (
+        "running",
+        "post",
+        "resign",
+        None,
+        {"anonymous": NOT_AUTHENTICATED, "stranger": NOT_SEATED, "seated": 200, "creator": 200, "staff": NOT_SEATED},
+    ),
+    "return": (
+        "running",
+        "post",
+        "return",
+        None,
+        {
+            "anonymous": NOT_AUTHENTICATED,
+            "stranger": NOT_SEATED,
+            "seated": (409, "seat_not_away"),
+            "creator": (409, "seat_not_away"),
+            "staff": NOT_SEATED,
+        },
+    ),
     "record_running": ("rated", "get", "record", None, dict.fromkeys(ROLES, (409, "game_not_finished"))),
     "record_finished": ("finished", "get", "record", None, EVERYONE_OK),
 }
@@ -94,8 +174,11 @@ def test_permission_matrix(table_in, people, action, role):
     if path == "moves" and method == "post":
         body = {**body, "expected_seq": table.game().seq}
     before = table.game()
-    response = getattr(client, method)(table.action(path), body, format="json") if method == "post" \
+    response = (
+        getattr(client, method)(table.action(path), body, format="json")
+        if method == "post"
         else client.get(table.action(path))
+    )
 
     outcome = expected[role]
     if isinstance(outcome, int):

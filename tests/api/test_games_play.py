@@ -40,7 +40,9 @@ def snapshot(table: Table) -> dict[str, Any]:
     """Everything a refused move must leave as it was."""
     game = table.game()
     return {
-        "state": game.state, "seq": game.seq, "turn": (game.turn_seat, game.turn_deadline),
+        "state": game.state,
+        "seq": game.seq,
+        "turn": (game.turn_seat, game.turn_deadline),
         "moves": list(Move.objects.filter(game=game).values_list("number", "payload")),
         "events": Event.objects.filter(game=game).count(),
         "views": [view(client, table.game_id) for client in table.clients],
@@ -49,14 +51,23 @@ def snapshot(table: Table) -> dict[str, Any]:
 
 # -- accepted moves --------------------------------------------------------------------
 
+
 def test_a_play(make_table):
     table = make_table(setup=PLAY_SETUP)
     before = table.game().seq
     answer = ok(submit(table, 1, play("1-6", "e1")), 201)  # either way round
-    assert answer["move"] == {**answer["move"], "number": 1, "seq": before + 1, "round": 1, "seat": 1,
-                              "move": play("6-1", "e1"), "source": "player"}
+    assert answer["move"] == {
+        **answer["move"],
+        "number": 1,
+        "seq": before + 1,
+        "round": 1,
+        "seat": 1,
+        "move": play("6-1", "e1"),
+        "source": "player",
+    }
     assert [e["data"] for e in answer["events"]] == [
-        {"type": "tile_played", "seat": 1, "tile": "6-1", "end": "e1", "outer": 1, "new_ends": ["e5"], "round": 1}]
+        {"type": "tile_played", "seat": 1, "tile": "6-1", "end": "e1", "outer": 1, "new_ends": ["e5"], "round": 1}
+    ]
     assert [e["seq"] for e in answer["events"]] == [before + 1]
     game = answer["game"]
     assert game["game"]["seq"] == before + 1 and game["game"]["turn_seat"] == 0
@@ -70,7 +81,8 @@ def test_draw_then_pass_on_a_drawn_tile(make_table):
     answer = ok(submit(table, 1, DRAW), 201)  # draws 1-0: no use, so the turn passes at once
     assert [e["data"] for e in answer["events"]] == [
         {"type": "drew", "seat": 1, "boneyard_size": 23, "round": 1},
-        {"type": "passed", "seat": 1, "reason": "drawn_tile_unplayable", "round": 1}]
+        {"type": "passed", "seat": 1, "reason": "drawn_tile_unplayable", "round": 1},
+    ]
     assert answer["game"]["you"]["hand"] == ["3-3", "2-1", "1-0"]
     assert answer["game"]["game"]["turn_seat"] == 0
 
@@ -83,7 +95,8 @@ def test_draw_then_pass_on_a_drawn_tile(make_table):
 
     answer = ok(submit(table, 0, PASS), 201)
     assert [e["data"] for e in answer["events"]] == [
-        {"type": "passed", "seat": 0, "reason": "declined_drawn_tile", "round": 1}]
+        {"type": "passed", "seat": 0, "reason": "declined_drawn_tile", "round": 1}
+    ]
     assert answer["game"]["you"]["drawn_tile"] is None and answer["game"]["game"]["turn_seat"] == 1
     assert list(Move.objects.filter(game_id=table.game_id).values_list("payload", flat=True)) == [DRAW, DRAW, PASS]
 
@@ -106,8 +119,19 @@ RULE_CASES = [
     (PLAY_SETUP, [], 1, DRAW, "must_play"),
     (PLAY_SETUP, [], 1, PASS, "must_play"),
     (PLAY_SETUP, [(1, play("6-1", "e1"))], 0, play("1-0", "e5"), "spinner_not_filled"),
-    (PLAY_SETUP, [(1, play("6-1", "e1")), (0, play("6-5", "e2")), (1, play("6-2", "e3")), (0, play("6-4", "e4")),
-                  (1, play("1-1", "e5"))], 0, play("5-5", "e6"), "foot_not_filled"),
+    (
+        PLAY_SETUP,
+        [
+            (1, play("6-1", "e1")),
+            (0, play("6-5", "e2")),
+            (1, play("6-2", "e3")),
+            (0, play("6-4", "e4")),
+            (1, play("1-1", "e5")),
+        ],
+        0,
+        play("5-5", "e6"),
+        "foot_not_filled",
+    ),
     (DRAW_SETUP, [], 1, PASS, "must_draw"),
     (DRAW_SETUP, [(1, DRAW), (0, DRAW)], 0, DRAW, "already_drew"),
     (DRAW_SETUP, [(1, DRAW), (0, DRAW)], 0, play("5-5", "e1"), "must_play_drawn_tile"),
@@ -115,8 +139,11 @@ RULE_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("setup", "before", "seat", "refused_move", "code"), RULE_CASES,
-                         ids=[f"{case[-1]}-{n}" for n, case in enumerate(RULE_CASES)])
+@pytest.mark.parametrize(
+    ("setup", "before", "seat", "refused_move", "code"),
+    RULE_CASES,
+    ids=[f"{case[-1]}-{n}" for n, case in enumerate(RULE_CASES)],
+)
 def test_a_move_the_rules_refuse(make_table, setup, before, seat, refused_move, code):
     table = make_table(setup=setup)
     for mover, body in before:
@@ -137,6 +164,7 @@ def test_every_rule_code_an_api_client_can_meet_is_covered():
 
 
 # -- refused by the game's state ------------------------------------------------------------
+
 
 def test_a_stale_seq_is_refused_with_the_current_game(make_table):
     table = make_table(setup=PLAY_SETUP)
@@ -199,6 +227,7 @@ def test_moves_need_authentication(make_table, api_client):
 
 # -- resign and return ------------------------------------------------------------------------
 
+
 def test_resign_hands_the_seat_to_a_bot(make_table):
     table = make_table(setup=PLAY_SETUP)
     body = ok(table.clients[1].post(table.action("resign")))
@@ -210,7 +239,11 @@ def test_resign_hands_the_seat_to_a_bot(make_table):
     assert body["you"]["your_turn"] is False and body["you"]["legal_moves"] == []
     assert body["you"]["hand"] == PLAY_SETUP["hands"][1]  # still theirs to watch
     assert Event.objects.filter(game_id=table.game_id, type="seat_resigned").get().data == {
-        "type": "seat_resigned", "seat": 1, "player": table.users[1].username, "bot_strategy": "greedy"}
+        "type": "seat_resigned",
+        "seat": 1,
+        "player": table.users[1].username,
+        "bot_strategy": "greedy",
+    }
     refused(table.clients[1].post(table.action("resign")), 409, "seat_resigned")
     refused(submit(table, 1, play("6-1", "e1")), 409, "seat_resigned")
     refused(table.clients[1].post(table.action("return")), 409, "seat_not_away")  # a resignation is final
@@ -255,7 +288,10 @@ def test_return_takes_an_away_seat_back(make_table):
     assert body["game"]["seats"][1]["bot_strategy"] == "" and body["game"]["seats"][1]["is_bot"] is False
     assert body["you"]["your_turn"] is True
     assert Event.objects.filter(game_id=table.game_id).last().data == {
-        "type": "seat_returned", "seat": 1, "player": table.users[1].username}
+        "type": "seat_returned",
+        "seat": 1,
+        "player": table.users[1].username,
+    }
     seat = Seat.objects.get(game_id=table.game_id, number=1)
     assert (seat.away, seat.timeouts_in_row) == (False, 0)
     ok(submit(table, 1, play("6-1", "e1")), 201)
@@ -273,6 +309,7 @@ def test_return_refusals(make_table, people):
 
 # -- the event log and the move log ---------------------------------------------------------
 
+
 def play_a_few(table: Table) -> None:
     for seat, body in [(1, play("6-1", "e1")), (0, play("6-5", "e2")), (1, play("6-2", "e3"))]:
         ok(submit(table, seat, body), 201)
@@ -286,7 +323,13 @@ def test_events_after_a_seq(make_table, api_client):
     assert everything["seq"] == seq and everything["has_more"] is False
     assert [e["seq"] for e in everything["events"]] == list(range(1, seq + 1))
     assert [e["type"] for e in everything["events"]][:6] == [
-        "game_created", "seat_taken", "seat_taken", "game_started", "round_started", "spinner_placed"]
+        "game_created",
+        "seat_taken",
+        "seat_taken",
+        "game_started",
+        "round_started",
+        "spinner_placed",
+    ]
     assert all(e["type"] == e["data"]["type"] for e in everything["events"])
     assert all("round" in e["data"] for e in everything["events"] if e["type"] in EVENT_TYPES)
     later = ok(api_client.get(table.action("events"), {"after": 6}))
@@ -325,10 +368,17 @@ def test_moves_after_a_number(make_table, api_client, monkeypatch):
     page = ok(api_client.get(table.action("moves")))
     assert page["has_more"] is False and page["seq"] == table.game().seq
     assert [(m["number"], m["seat"], m["move"], m["source"]) for m in page["moves"]] == [
-        (1, 1, play("6-1", "e1"), "player"), (2, 0, play("6-5", "e2"), "player"), (3, 1, play("6-2", "e3"), "player")]
+        (1, 1, play("6-1", "e1"), "player"),
+        (2, 0, play("6-5", "e2"), "player"),
+        (3, 1, play("6-2", "e3"), "player"),
+    ]
     events = {e["seq"]: e for e in ok(api_client.get(table.action("events")))["events"]}
     for m in page["moves"]:  # a move's seq is the seq of its first event
-        assert events[m["seq"]]["data"] == {**events[m["seq"]]["data"], "type": "tile_played", "tile": m["move"]["tile"]}
+        assert events[m["seq"]]["data"] == {
+            **events[m["seq"]]["data"],
+            "type": "tile_played",
+            "tile": m["move"]["tile"],
+        }
     assert ok(api_client.get(table.action("moves"), {"after": 1}))["moves"] == page["moves"][1:]
     monkeypatch.setattr(game_views, "PAGE", 2)
     first = ok(api_client.get(table.action("moves")))

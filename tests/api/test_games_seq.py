@@ -15,7 +15,9 @@ def assert_seq_is_last_event(game_id: int) -> None:
     game = Game.objects.get(pk=game_id)
     last = Event.objects.filter(game=game).aggregate(last=Max("seq"))["last"]
     assert game.seq == last
-    assert list(Event.objects.filter(game=game).order_by("seq").values_list("seq", flat=True)) == list(range(1, last + 1))
+    assert list(Event.objects.filter(game=game).order_by("seq").values_list("seq", flat=True)) == list(
+        range(1, last + 1)
+    )
 
 
 @pytest.mark.parametrize("sit", [True, False])

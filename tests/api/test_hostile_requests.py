@@ -33,8 +33,11 @@ def test_a_body_over_the_limit_is_413_and_read_no_further(people, settings):
 
 
 def test_a_content_length_that_is_no_number_is_a_bad_request(api_client):
-    assert_problem(api_client.post("/api/v1/players/", b"{}", content_type="application/json",
-                                   CONTENT_LENGTH="lots"), 400, "bad_request")
+    assert_problem(
+        api_client.post("/api/v1/players/", b"{}", content_type="application/json", CONTENT_LENGTH="lots"),
+        400,
+        "bad_request",
+    )
 
 
 @pytest.mark.parametrize("path", ["/api/v1/players/%00/", "/api/v1/games/1%0A/", "/api/v1/players/a%7Fb/"])
@@ -45,8 +48,9 @@ def test_control_characters_in_a_path_are_not_found(api_client, path):
 @pytest.mark.parametrize("last_event_id", ["\u00b2", "\u0661\u0662", "99999999999999999999", "-1", "1.5", "0x10"])
 def test_a_last_event_id_that_is_no_seq_is_a_validation_error(make_table, api_client, last_event_id):
     table = make_table()
-    problem = assert_problem(api_client.get(f"{GAMES}{table.game_id}/stream/", HTTP_LAST_EVENT_ID=last_event_id),
-                             400, "validation_error")
+    problem = assert_problem(
+        api_client.get(f"{GAMES}{table.game_id}/stream/", HTTP_LAST_EVENT_ID=last_event_id), 400, "validation_error"
+    )
     assert "Last-Event-ID" in problem["errors"]
 
 

@@ -56,6 +56,7 @@ def login_attempt(client: APIClient, username: str, password: str, **headers: st
 
 # -- the client's address ------------------------------------------------------------------
 
+
 def test_a_forwarded_for_header_resets_no_limit(rates, api_client):
     rates(anon="3/minute")
     for n in range(3):
@@ -73,6 +74,7 @@ def test_behind_a_proxy_the_address_it_saw_counts_not_what_the_client_wrote(rate
 
 
 # -- password log-in -------------------------------------------------------------------------
+
 
 def test_wrong_passwords_lock_password_log_in_but_not_the_accounts_tokens(make_player, token_client, api_client):
     alice = make_player("alice")
@@ -118,8 +120,11 @@ def test_a_session_log_in_counts_its_wrong_passwords_too(make_player):
 def test_password_attempts_are_limited_per_address_across_accounts(rates, api_client):
     rates(login="3/hour")
     for n in range(3):
-        refused(login_attempt(api_client, f"nobody{n}", "guess", HTTP_X_FORWARDED_FOR=f"10.1.0.{n}"), 401,
-                "invalid_credentials")
+        refused(
+            login_attempt(api_client, f"nobody{n}", "guess", HTTP_X_FORWARDED_FOR=f"10.1.0.{n}"),
+            401,
+            "invalid_credentials",
+        )
     assert_rate_limited(login_attempt(api_client, "nobody9", "guess", HTTP_X_FORWARDED_FOR="10.1.0.9"))
 
 
@@ -131,6 +136,7 @@ def test_a_token_asked_for_with_a_token_is_no_password_attempt(rates, people):
 
 
 # -- registration and tokens -----------------------------------------------------------------
+
 
 def test_registration_is_limited_per_address(rates, api_client):
     rates(register="2/hour")
@@ -163,8 +169,11 @@ def test_new_tokens_are_limited_per_account(settings, people):
 
 # -- counting -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("rate", "expected"), [("30/hour", (30, 3600)), ("5/10min", (5, 600)), ("120/minute", (120, 60)),
-                                                 ("1/s", (1, 1)), ("2/day", (2, 86400))])
+
+@pytest.mark.parametrize(
+    ("rate", "expected"),
+    [("30/hour", (30, 3600)), ("5/10min", (5, 600)), ("120/minute", (120, 60)), ("1/s", (1, 1)), ("2/day", (2, 86400))],
+)
 def test_rates_read_like_drfs(rate, expected):
     assert parse_rate(rate) == expected
 
@@ -193,8 +202,9 @@ def test_a_burst_of_registrations_gets_no_more_than_the_limit(rates):
     def register(n: int) -> None:
         try:
             start.wait()
-            statuses.append(APIClient().post(PLAYERS, {"username": f"burst{n}", "password": PASSWORD},
-                                             format="json").status_code)
+            statuses.append(
+                APIClient().post(PLAYERS, {"username": f"burst{n}", "password": PASSWORD}, format="json").status_code
+            )
         finally:
             connection.close()
 
@@ -208,8 +218,9 @@ def test_a_burst_of_registrations_gets_no_more_than_the_limit(rates):
 
 @pytest.mark.redis
 def test_a_burst_on_a_redis_counter_gets_no_more_than_the_limit(settings, redis_url):
-    settings.CACHES = {"default": {"BACKEND": "core.cache.ResilientRedisCache", "LOCATION": redis_url,
-                                   "KEY_PREFIX": "cf-test-burst"}}
+    settings.CACHES = {
+        "default": {"BACKEND": "core.cache.ResilientRedisCache", "LOCATION": redis_url, "KEY_PREFIX": "cf-test-burst"}
+    }
     limit, key = Limit("burst", "5/minute"), f"k{threading.get_ident()}-{timezone.now().timestamp()}"
     start = threading.Barrier(16)
     allowed: list[bool] = []

@@ -45,12 +45,16 @@ WAIT = 30  # seconds: a deadline for conditions that take milliseconds
 
 def connect(folder: Path, transport: str = EMBEDDED) -> kombu.Connection:
     """A connection to the broker ``folder``, with the options ``config.settings`` gives it."""
-    return kombu.Connection("filesystem://", transport=transport, transport_options={
-        "data_folder_in": str(folder),
-        "data_folder_out": str(folder),
-        "control_folder": str(folder / "control"),
-        "polling_interval": 0.01,
-    })
+    return kombu.Connection(
+        "filesystem://",
+        transport=transport,
+        transport_options={
+            "data_folder_in": str(folder),
+            "data_folder_out": str(folder),
+            "control_folder": str(folder / "control"),
+            "polling_interval": 0.01,
+        },
+    )
 
 
 @pytest.fixture
@@ -152,13 +156,25 @@ def test_stock_transport_hands_a_consumer_the_file_before_the_message_is_in_it(t
     assert files(taken) == []
 
 
-@pytest.mark.parametrize(("owner", "name", "when"), [
-    pytest.param(core.brokers, "dumps", None, id="before-the-message-is-written"),
-    pytest.param(os, "replace", lambda source, target: Path(source).parent.name == TMP_FOLDER,
-                 id="written-before-it-is-renamed-into-the-queue"),
-])
+@pytest.mark.parametrize(
+    ("owner", "name", "when"),
+    [
+        pytest.param(core.brokers, "dumps", None, id="before-the-message-is-written"),
+        pytest.param(
+            os,
+            "replace",
+            lambda source, target: Path(source).parent.name == TMP_FOLDER,
+            id="written-before-it-is-renamed-into-the-queue",
+        ),
+    ],
+)
 def test_a_message_being_written_is_not_in_the_queue_until_it_is_whole(
-    tmp_path, channel, monkeypatch, owner, name, when,
+    tmp_path,
+    channel,
+    monkeypatch,
+    owner,
+    name,
+    when,
 ):
     producer, consumer = channel(), channel()
     writing = gate(monkeypatch, owner, name, when)
@@ -193,10 +209,13 @@ def test_stock_transport_lets_a_reader_see_a_new_exchange_table_empty(tmp_path, 
     assert reader.get_table("games") == [("games", "", "games")]
 
 
-@pytest.mark.parametrize(("owner", "name"), [
-    pytest.param(Path, "write_text", id="before-the-table-is-written"),
-    pytest.param(os, "link", id="written-before-it-is-linked-into-place"),
-])
+@pytest.mark.parametrize(
+    ("owner", "name"),
+    [
+        pytest.param(Path, "write_text", id="before-the-table-is-written"),
+        pytest.param(os, "link", id="written-before-it-is-linked-into-place"),
+    ],
+)
 def test_a_new_exchange_table_is_read_whole_or_not_at_all(tmp_path, channel, monkeypatch, owner, name):
     binder, reader = channel(), channel()
     creating = gate(monkeypatch, owner, name)
@@ -335,8 +354,10 @@ def publish(folder: str, producer: int, count: int, start: Any) -> None:
 def test_processes_publishing_at_full_speed_while_one_consumes_deliver_every_message_once_intact(tmp_path):
     context = multiprocessing.get_context("spawn")
     start = context.Barrier(PRODUCERS + 1, timeout=WAIT)
-    producers = [context.Process(target=publish, args=(str(tmp_path), n, PER_PRODUCER, start), daemon=True)
-                 for n in range(PRODUCERS)]
+    producers = [
+        context.Process(target=publish, args=(str(tmp_path), n, PER_PRODUCER, start), daemon=True)
+        for n in range(PRODUCERS)
+    ]
     for process in producers:
         process.start()
     received: list[tuple[int, int]] = []

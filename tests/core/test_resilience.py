@@ -50,8 +50,10 @@ def test_the_breaker_opens_on_failure_backs_off_and_says_so_once(monkeypatch, ca
         helper.succeeded()
     assert not helper.down and not helper.is_open
     said = [r.getMessage() for r in caplog.records]
-    assert said == ["the helper is unavailable (ConnectionError: refused); going on without it",
-                    f"the helper is back after {sum(cooldowns):.1f} s"]
+    assert said == [
+        "the helper is unavailable (ConnectionError: refused); going on without it",
+        f"the helper is back after {sum(cooldowns):.1f} s",
+    ]
 
 
 def test_the_cache_works_from_memory_while_redis_does_not_answer(caplog):
@@ -88,8 +90,14 @@ def test_requests_and_moves_succeed_while_the_cache_redis_is_down(settings, make
     from games.engine import Match
     from games.models import Game
 
-    settings.CACHES = {"default": {"BACKEND": "core.cache.ResilientRedisCache", "LOCATION": NOBODY_LISTENS,
-                                   "KEY_PREFIX": "cf", "OPTIONS": {"socket_connect_timeout": 0.5}}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "core.cache.ResilientRedisCache",
+            "LOCATION": NOBODY_LISTENS,
+            "KEY_PREFIX": "cf",
+            "OPTIONS": {"socket_connect_timeout": 0.5},
+        }
+    }
     alice, bob = make_player("alice"), make_player("bob")
     game = services.game_create(creator=alice, ruleset={"set_max": 6, "players": 2})
     services.game_join(game_id=game.pk, player=bob)
@@ -99,7 +107,8 @@ def test_requests_and_moves_succeed_while_the_cache_redis_is_down(settings, make
     mover = token_client(alice if match.turn == 0 else bob)
 
     assert mover.get("/api/v1/me/").status_code == 200  # throttled views read and write the cache
-    response = mover.post(f"/api/v1/games/{game.pk}/moves/",
-                          {**match.legal_moves()[0].to_dict(), "expected_seq": game.seq}, format="json")
+    response = mover.post(
+        f"/api/v1/games/{game.pk}/moves/", {**match.legal_moves()[0].to_dict(), "expected_seq": game.seq}, format="json"
+    )
     assert response.status_code == 201, response.content
     assert REDIS.down

@@ -20,8 +20,15 @@ def setup(hands: list[list[str]], draws: list[str] = (), set_max: int = 6) -> di
     return {"hands": [list(h) for h in hands], "boneyard": list(draws) + rest}
 
 
-def new_match(hands: list[list[str]], draws: list[str] = (), *, boneyard: list[str] | None = None,
-              set_max: int = 6, seed: int = 1, **rules: Any) -> tuple[Match, list[dict[str, Any]]]:
+def new_match(
+    hands: list[list[str]],
+    draws: list[str] = (),
+    *,
+    boneyard: list[str] | None = None,
+    set_max: int = 6,
+    seed: int = 1,
+    **rules: Any,
+) -> tuple[Match, list[dict[str, Any]]]:
     """Round 1 of a match dealt from the given hands (one per seat).
 
     ``boneyard`` gives the whole boneyard exactly (then the hands and it must hold
@@ -97,7 +104,9 @@ def free_match(extra0: list[str], extra1: list[str], draws: list[str] = (), **kw
 BLOCK_PLAYS = (("5-4", "e5"), ("3-5", "e7"), ("2-5", "e8"), ("5-5", "e10"), ("5-1", "e12"), ("5-0", "e13"))
 
 
-def blocked_match(extra0: list[str], extra1: list[str], draws: list[str], **kw: Any) -> tuple[Match, list[dict[str, Any]]]:
+def blocked_match(
+    extra0: list[str], extra1: list[str], draws: list[str], **kw: Any
+) -> tuple[Match, list[dict[str, Any]]]:
     """Play ``BLOCK_PLAYS`` then draw until round 1 ends; return the match and the
     events of the drawing (which end with round_ended)."""
     match = free_match(["3-5", "5-5", "5-0", *extra0], ["5-4", "2-5", "5-1", *extra1], draws, **kw)

@@ -15,7 +15,10 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_bench_runs_and_prints_moves_per_second() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "games.engine.bench", "0.5"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()

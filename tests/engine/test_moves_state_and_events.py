@@ -66,17 +66,33 @@ def test_pips_do_not_match() -> None:
 @pytest.mark.parametrize(
     "move",
     [
-        None, "play", 3, [], {}, {"type": None}, {"type": "jump"}, {"type": "PLAY"},
-        {"type": "play"}, {"type": "play", "tile": "5-1"}, {"type": "play", "end": "e5"},
+        None,
+        "play",
+        3,
+        [],
+        {},
+        {"type": None},
+        {"type": "jump"},
+        {"type": "PLAY"},
+        {"type": "play"},
+        {"type": "play", "tile": "5-1"},
+        {"type": "play", "end": "e5"},
         {"type": "play", "tile": "7-1", "end": "e5"},  # not a tile of a double-6 set
-        {"type": "play", "tile": "51", "end": "e5"}, {"type": "play", "tile": "5/1", "end": "e5"},
-        {"type": "play", "tile": 51, "end": "e5"}, {"type": "play", "tile": ["5", "1"], "end": "e5"},
-        {"type": "play", "tile": "5-1", "end": 5}, {"type": "play", "tile": "5-1", "end": "5"},
-        {"type": "play", "tile": "5-1", "end": "e"}, {"type": "play", "tile": "5-1", "end": "E5"},
-        {"type": "play", "tile": "5-1", "end": "e-5"}, {"type": "play", "tile": "5-1", "end": "e5.0"},
-        {"type": "play", "tile": "5-1", "end": " e5"}, {"type": "play", "tile": "5-1", "end": None},
+        {"type": "play", "tile": "51", "end": "e5"},
+        {"type": "play", "tile": "5/1", "end": "e5"},
+        {"type": "play", "tile": 51, "end": "e5"},
+        {"type": "play", "tile": ["5", "1"], "end": "e5"},
+        {"type": "play", "tile": "5-1", "end": 5},
+        {"type": "play", "tile": "5-1", "end": "5"},
+        {"type": "play", "tile": "5-1", "end": "e"},
+        {"type": "play", "tile": "5-1", "end": "E5"},
+        {"type": "play", "tile": "5-1", "end": "e-5"},
+        {"type": "play", "tile": "5-1", "end": "e5.0"},
+        {"type": "play", "tile": "5-1", "end": " e5"},
+        {"type": "play", "tile": "5-1", "end": None},
         # Unicode digits: "²" made int() raise a bare ValueError, "٥" was read as e5.
-        {"type": "play", "tile": "5-1", "end": "e²"}, {"type": "play", "tile": "5-1", "end": "e٥"},
+        {"type": "play", "tile": "5-1", "end": "e²"},
+        {"type": "play", "tile": "5-1", "end": "e٥"},
         {"type": "play", "tile": "5-1", "end": "e" + "9" * 5000},
     ],
     ids=lambda move: repr(move)[:48],
@@ -116,8 +132,13 @@ def test_a_refused_move_changes_nothing() -> None:
     """Every refusal, in every state of a random match, leaves to_dict() identical."""
     match, _ = Match.new(Ruleset(set_max=6, players=3), 5)
     chooser = random.Random(5)
-    bad_moves = [{"type": "play", "tile": "6-6", "end": "e1"}, {"type": "play", "tile": "0-0", "end": "e2"},
-                 {"type": "draw"}, {"type": "pass"}, {"type": "play", "tile": "3-2", "end": "e7"}]
+    bad_moves = [
+        {"type": "play", "tile": "6-6", "end": "e1"},
+        {"type": "play", "tile": "0-0", "end": "e2"},
+        {"type": "draw"},
+        {"type": "pass"},
+        {"type": "play", "tile": "3-2", "end": "e7"},
+    ]
     refusals = 0
     while match.status == PLAYING:
         legal = [m.to_dict() for m in match.legal_moves()]
@@ -151,7 +172,7 @@ def test_to_dict_is_a_snapshot() -> None:
 
 
 def test_open_end_ids_are_stable() -> None:
-    """"Open ends have ids e1, e2, ... that never change while a round runs": an id
+    """ "Open ends have ids e1, e2, ... that never change while a round runs": an id
     keeps its pip until a tile fills it, is never reused, and new ids count up."""
     match, _ = Match.new(Ruleset(set_max=9, players=4, rounds=3), 17)
     chooser = random.Random(17)
@@ -193,7 +214,13 @@ def test_event_stream_of_a_whole_round() -> None:
     )
     assert types(events) == ["round_started", "drew", "spinner_placed"]
     assert events[1] == {"type": "drew", "seat": 0, "boneyard_size": 15, "for_starting_double": True, "round": 1}
-    assert events[2] == {"type": "spinner_placed", "seat": 0, "tile": "6-6", "arms": ["e1", "e2", "e3", "e4"], "round": 1}
+    assert events[2] == {
+        "type": "spinner_placed",
+        "seat": 0,
+        "tile": "6-6",
+        "arms": ["e1", "e2", "e3", "e4"],
+        "round": 1,
+    }
     log = list(events)
     for tile, end in (("6-5", "e1"), ("6-4", "e2"), ("6-3", "e3")):
         log += play(match, tile, end)
@@ -214,11 +241,25 @@ def test_event_stream_of_a_whole_round() -> None:
     assert types(log[-3:]) == ["tile_played", "round_ended", "match_ended"]
     ended, over = log[-2], log[-1]
     assert ended == {
-        "type": "round_ended", "number": 1, "starting_double": "6-6", "starter": 0, "reason": "domino",
-        "went_out": 0, "hands": [[], ["0-0", "1-0"]], "scores": [0, 51], "totals": [0, 51], "round": 1,
+        "type": "round_ended",
+        "number": 1,
+        "starting_double": "6-6",
+        "starter": 0,
+        "reason": "domino",
+        "went_out": 0,
+        "hands": [[], ["0-0", "1-0"]],
+        "scores": [0, 51],
+        "totals": [0, 51],
+        "round": 1,
     }
-    assert over == {"type": "match_ended", "totals": [0, 51], "winners": [0], "tie_break": "lowest_total",
-                    "seed": 4242, "round": 1}
+    assert over == {
+        "type": "match_ended",
+        "totals": [0, 51],
+        "winners": [0],
+        "tie_break": "lowest_total",
+        "seed": 4242,
+        "round": 1,
+    }
     assert set(types(log)) == set(EVENT_TYPES)
     assert log == match.log  # the match's history is exactly what was returned
 

@@ -83,7 +83,9 @@ def points(tile_text_: str, ruleset: Ruleset) -> int:
 Check = Callable[[Match, Match | None, Move | None, list[dict]], None]
 
 
-def run_match(ruleset: Ruleset, seed: int, chooser: random.Random, check: Check) -> tuple[Match, list[tuple[int, dict]]]:
+def run_match(
+    ruleset: Ruleset, seed: int, chooser: random.Random, check: Check
+) -> tuple[Match, list[tuple[int, dict]]]:
     """Play a whole match with random legal moves, calling ``check(match, before,
     move, events)`` at the start and after every move (``before`` is a copy of the
     state before the move). Returns the match and its record of moves."""
@@ -147,7 +149,11 @@ def test_every_listed_move_applies_and_others_are_refused(ruleset: Ruleset, seed
         a, b = chooser.randint(0, min(top + 1, 18)), chooser.randint(0, min(top + 1, 18))
         if chooser.random() < 0.5 and match.hands[match.turn]:  # often a tile the mover holds
             a, b = chooser.choice(match.hands[match.turn])
-        end = chooser.choice(list(match.layout.ends) or [1]) if chooser.random() < 0.7 else chooser.randint(0, match.layout.next_end + 1)
+        end = (
+            chooser.choice(list(match.layout.ends) or [1])
+            if chooser.random() < 0.7
+            else chooser.randint(0, match.layout.next_end + 1)
+        )
         return seat, {"type": "play", "tile": f"{a}-{b}", "end": f"e{end}"}
 
     def check(match: Match, *_: object) -> None:
@@ -182,7 +188,9 @@ def test_every_listed_move_applies_and_others_are_refused(ruleset: Ruleset, seed
 
 @PROPERTY_SETTINGS
 @given(rulesets(), seeds, choosers)
-def test_round_scores_are_the_pips_left_and_totals_their_sums(ruleset: Ruleset, seed: int, chooser: random.Random) -> None:
+def test_round_scores_are_the_pips_left_and_totals_their_sums(
+    ruleset: Ruleset, seed: int, chooser: random.Random
+) -> None:
     """Each round scores every hand's pips (the double-blank by the ruleset; 0 for the
     seat that went out); revealed hands are the real ones; totals are the sums."""
 

@@ -25,17 +25,65 @@ BENCH = "bench.py"
 # Modules that do I/O, read a clock, talk to the network or the OS, run
 # concurrently, or draw on global randomness - and Django.
 FORBIDDEN_MODULES = {
-    "django", "os", "sys", "io", "socket", "pathlib", "time", "datetime", "requests", "subprocess",
-    "threading", "multiprocessing", "concurrent", "asyncio", "urllib", "http", "shutil", "tempfile",
-    "glob", "sqlite3", "logging", "secrets", "uuid", "signal", "select", "selectors", "importlib",
-    "pickle", "shelve", "fileinput", "zoneinfo", "calendar", "ctypes", "platform", "celery", "redis",
+    "django",
+    "os",
+    "sys",
+    "io",
+    "socket",
+    "pathlib",
+    "time",
+    "datetime",
+    "requests",
+    "subprocess",
+    "threading",
+    "multiprocessing",
+    "concurrent",
+    "asyncio",
+    "urllib",
+    "http",
+    "shutil",
+    "tempfile",
+    "glob",
+    "sqlite3",
+    "logging",
+    "secrets",
+    "uuid",
+    "signal",
+    "select",
+    "selectors",
+    "importlib",
+    "pickle",
+    "shelve",
+    "fileinput",
+    "zoneinfo",
+    "calendar",
+    "ctypes",
+    "platform",
+    "celery",
+    "redis",
 }
 
 # Everything an engine module may import (relative imports of the engine itself
 # are always fine). A new dependency is a decision: add it here on purpose.
 ALLOWED_MODULES = {
-    "__future__", "typing", "collections", "collections.abc", "dataclasses", "functools", "itertools",
-    "math", "enum", "random", "copy", "json", "operator", "abc", "bisect", "heapq", "string", "types",
+    "__future__",
+    "typing",
+    "collections",
+    "collections.abc",
+    "dataclasses",
+    "functools",
+    "itertools",
+    "math",
+    "enum",
+    "random",
+    "copy",
+    "json",
+    "operator",
+    "abc",
+    "bisect",
+    "heapq",
+    "string",
+    "types",
 }
 
 # bench.py's explicit exemptions.
@@ -127,12 +175,16 @@ def scan_source(source: str, name: str) -> Scan:
             and node.value.id in random_names
             and node.attr not in RANDOM_ALLOWED_ATTRS
         ):
-                scan.problems.append(
-                    f"{name}:{node.lineno}: random.{node.attr} uses the global generator; use a seeded random.Random(...)"
-                )
+            scan.problems.append(
+                f"{name}:{node.lineno}: random.{node.attr} uses the global generator; use a seeded random.Random(...)"
+            )
         if isinstance(node, ast.Call):
             func = node.func
-            if isinstance(func, ast.Name) and func.id in FORBIDDEN_CALLS and not (is_bench and func.id in BENCH_ALLOWED_CALLS):
+            if (
+                isinstance(func, ast.Name)
+                and func.id in FORBIDDEN_CALLS
+                and not (is_bench and func.id in BENCH_ALLOWED_CALLS)
+            ):
                 scan.problems.append(f"{name}:{node.lineno}: calls {func.id}(")
             if (
                 isinstance(func, ast.Attribute)
@@ -153,7 +205,17 @@ def scan_source(source: str, name: str) -> Scan:
 
 def test_the_engine_modules_are_all_scanned() -> None:
     names = {m.name for m in MODULES}
-    expected = {"__init__.py", "errors.py", "tiles.py", "ruleset.py", "moves.py", "layout.py", "match.py", "views.py", BENCH}
+    expected = {
+        "__init__.py",
+        "errors.py",
+        "tiles.py",
+        "ruleset.py",
+        "moves.py",
+        "layout.py",
+        "match.py",
+        "views.py",
+        BENCH,
+    }
     assert expected <= names, f"missing engine modules: {expected - names}"
 
 

@@ -38,7 +38,7 @@ def refused(**settings) -> RulesetError:
 
 @pytest.mark.parametrize("set_max", SET_SIZES)
 def test_one_double_n_set_every_pair_once(set_max: int) -> None:
-    """"One double-N domino set: every pair (a, b) with 0 <= a <= b <= N appears once.\""""
+    """ "One double-N domino set: every pair (a, b) with 0 <= a <= b <= N appears once.\""""
     tiles = full_set(set_max)
     assert len(tiles) == len(set(tiles)) == (set_max + 1) * (set_max + 2) // 2
     assert set(tiles) == {(b, a) for a in range(set_max + 1) for b in range(a, set_max + 1)}
@@ -49,7 +49,7 @@ def test_one_double_n_set_every_pair_once(set_max: int) -> None:
 
 
 def test_supported_sets_default_double_nine() -> None:
-    """"Supported sets: `set_max` in {6, 9, 12, 15, 18}; default **double-9** (55 tiles).\""""
+    """ "Supported sets: `set_max` in {6, 9, 12, 15, 18}; default **double-9** (55 tiles).\""""
     assert SET_SIZES == (6, 9, 12, 15, 18)
     assert Ruleset().set_max == 9 and Ruleset().tile_count == 55
     for set_max in SET_SIZES:
@@ -60,7 +60,7 @@ def test_supported_sets_default_double_nine() -> None:
 
 @pytest.mark.parametrize("set_max,most", [(6, 6), (9, 8), (12, 10), (15, 12), (18, 14)])
 def test_most_players_a_set_allows(set_max: int, most: int) -> None:
-    """"2 or more players ... The most players a set allows: double-6: 6, double-9: 8,
+    """ "2 or more players ... The most players a set allows: double-6: 6, double-9: 8,
     double-12: 10, double-15: 12, double-18: 14.\""""
     assert MAX_PLAYERS[set_max] == most
     for players in range(2, most + 1):
@@ -77,7 +77,7 @@ def test_nine_players_on_double_nine_refused() -> None:
 
 
 def test_hand_size_override_must_fit_the_set() -> None:
-    """"A `hand_size` override must keep players x hand size <= number of tiles.\""""
+    """ "A `hand_size` override must keep players x hand size <= number of tiles.\""""
     assert Ruleset(set_max=6, players=4, hand_size=7).effective_hand_size == 7  # 28 of 28
     refused(set_max=6, players=4, hand_size=8)  # 32 > 28: cannot be dealt
     refused(set_max=9, players=8, hand_size=7)  # 56 > 55
@@ -89,7 +89,7 @@ def test_hand_size_override_must_fit_the_set() -> None:
 
 
 def test_spinner_arms_four_or_six() -> None:
-    """"the spinner takes `spinner_arms` tiles (default **4**; 6 is a common variant)\""""
+    """ "the spinner takes `spinner_arms` tiles (default **4**; 6 is a common variant)\""""
     assert Ruleset().spinner_arms == 4
     assert Ruleset(spinner_arms=6).spinner_arms == 6
     for bad in (0, 1, 3, 5, 8, -4, True, "4", 4.0, None):
@@ -97,7 +97,7 @@ def test_spinner_arms_four_or_six() -> None:
 
 
 def test_rounds_setting_must_be_a_prefix_of_the_doubles() -> None:
-    """"`rounds` may shorten a match (it then plays the first `rounds` of that sequence).\""""
+    """ "`rounds` may shorten a match (it then plays the first `rounds` of that sequence).\""""
     assert Ruleset().rounds is None and Ruleset().round_count == 10
     assert Ruleset(rounds=1).round_count == 1
     assert Ruleset(rounds=10).round_count == 10
@@ -108,7 +108,7 @@ def test_rounds_setting_must_be_a_prefix_of_the_doubles() -> None:
 
 
 def test_double_blank_points_setting() -> None:
-    """"The **double-blank counts 50** (`double_blank_points`, default 50; 25 and 0 are
+    """ "The **double-blank counts 50** (`double_blank_points`, default 50; 25 and 0 are
     common house rules).\""""
     assert Ruleset().double_blank_points == 50
     for points in (0, 25, 50, 100):
@@ -156,7 +156,7 @@ CELLS = [(s, p, n) for s, row in HAND_TABLE.items() for p, n in row.items()]
 
 @pytest.mark.parametrize("set_max,players,size", CELLS, ids=[f"double-{s}-{p}p" for s, p, _ in CELLS])
 def test_default_hand_size_table(set_max: int, players: int, size: int) -> None:
-    """"Hand size, default table (`hand_size` overrides it)" - every cell - "and leave a
+    """ "Hand size, default table (`hand_size` overrides it)" - every cell - "and leave a
     boneyard in every case"; a dealt round gives every seat that many tiles."""
     assert default_hand_size(set_max, players) == size
     ruleset = Ruleset(set_max=set_max, players=players)
@@ -176,14 +176,14 @@ def test_default_hand_size_table_gaps_are_out_of_reach() -> None:
 
 
 def test_hand_size_override_is_dealt() -> None:
-    """"(`hand_size` overrides it)\""""
+    """ "(`hand_size` overrides it)\""""
     _, events = Match.new(Ruleset(set_max=9, players=3, hand_size=4), seed=5)
     assert events[0]["hand_sizes"] == [4, 4, 4]
     assert events[0]["boneyard_size"] == 55 - 12
 
 
 def test_each_player_takes_a_hand_the_rest_is_the_boneyard() -> None:
-    """"The tiles are shuffled face down; each player takes a hand. The rest is the
+    """ "The tiles are shuffled face down; each player takes a hand. The rest is the
     **boneyard**.\""""
     match, events = Match.new(Ruleset(set_max=9, players=4), seed=11)
     dealt = [t for h in match.hands for t in h] + match.layout.tiles()
@@ -198,7 +198,7 @@ def test_each_player_takes_a_hand_the_rest_is_the_boneyard() -> None:
 
 
 def test_shuffles_come_from_the_seed() -> None:
-    """"Shuffles come from a seeded random generator; the seed is stored with the game
+    """ "Shuffles come from a seeded random generator; the seed is stored with the game
     so that a game can be replayed exactly.\""""
     ruleset = Ruleset(set_max=9, players=4)
     first, _ = Match.new(ruleset, seed=123)

@@ -22,7 +22,7 @@ def play_out(match: Match, chooser: random.Random, max_moves: int = 20_000) -> l
 
 
 def test_one_round_per_double_highest_to_blank() -> None:
-    """"A match has one round per double, from the highest down to the double-blank:
+    """ "A match has one round per double, from the highest down to the double-blank:
     double-9 gives **10 rounds** (9-9, 8-8, ..., 0-0).\""""
     match, events = Match.new(Ruleset(set_max=9, players=4), seed=2024)
     events += play_out(match, random.Random(1))
@@ -43,7 +43,7 @@ def test_round_count_is_one_per_double(set_max: int) -> None:
 
 
 def test_rounds_setting_plays_the_first_rounds_of_the_sequence() -> None:
-    """"`rounds` may shorten a match (it then plays the first `rounds` of that sequence).\""""
+    """ "`rounds` may shorten a match (it then plays the first `rounds` of that sequence).\""""
     match, events = Match.new(Ruleset(set_max=9, players=3, rounds=3), seed=8)
     events += play_out(match, random.Random(2))
     assert [e["starting_double"] for e in events if e["type"] == "round_started"] == ["9-9", "8-8", "7-7"]
@@ -52,7 +52,7 @@ def test_rounds_setting_plays_the_first_rounds_of_the_sequence() -> None:
 
 
 def test_holder_places_the_starting_double_automatically() -> None:
-    """"The player holding the round's starting double places it in the centre; it is
+    """ "The player holding the round's starting double places it in the centre; it is
     the **spinner**. Placing it is automatic (there is no choice to make).\""""
     match, events = new_match([["1-0", "2-0"], ["3-0", "6-6", "4-0"], ["5-0"]])
     assert types(events) == ["round_started", "spinner_placed"]
@@ -66,7 +66,7 @@ def test_holder_places_the_starting_double_automatically() -> None:
 
 
 def test_nobody_holds_it_round_one_draws_from_seat_0() -> None:
-    """"If no player holds it, players draw one tile at a time from the boneyard, in
+    """ "If no player holds it, players draw one tile at a time from the boneyard, in
     turn, until someone draws it; that player places it. Drawing starts with seat 0
     in round 1\""""
     match, events = new_match([["1-0"], ["2-0"], ["3-0"]], draws=["4-0", "5-0", "4-1", "6-6", "5-1"])
@@ -108,7 +108,7 @@ def _round_two_without_its_double(starter: int) -> tuple[Match, list[dict]]:
 
 @pytest.mark.parametrize("starter", [0, 1, 2])
 def test_nobody_holds_it_later_rounds_draw_from_seat_after_previous_starter(starter: int) -> None:
-    """"Drawing starts with seat 0 in round 1 and, in later rounds, with the seat after
+    """ "Drawing starts with seat 0 in round 1 and, in later rounds, with the seat after
     the previous round's starter.\""""
     match, events = _round_two_without_its_double(starter)
     ended = next(e for e in events if e["type"] == "round_ended")
@@ -123,7 +123,7 @@ def test_nobody_holds_it_later_rounds_draw_from_seat_after_previous_starter(star
 
 
 def test_play_continues_with_the_seat_after_the_placer() -> None:
-    """"Play then continues **clockwise** (seat order 0, 1, 2, ...) with the player after
+    """ "Play then continues **clockwise** (seat order 0, 1, 2, ...) with the player after
     the one who placed the spinner. Placing the spinner is that player's turn.\""""
     for holder in range(4):
         hands = [["1-0", "6-5"], ["2-0", "6-4"], ["3-0", "6-3"], ["4-0", "6-2"]]

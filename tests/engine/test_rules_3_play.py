@@ -31,7 +31,7 @@ PASS = {"type": "pass"}
 
 
 def test_tiles_go_on_an_open_end_with_matching_halves() -> None:
-    """"Every tile is played at an **open end** of the layout, and the touching halves
+    """ "Every tile is played at an **open end** of the layout, and the touching halves
     must match (a 9-4 goes on a 9 end, and then shows its 4).\""""
     match = free_match(["1-0", "4-2"], ["5-1", "3-0"])
     refused(match, "pips_do_not_match", p("5-1", "e6"))  # e6 needs a 4
@@ -39,7 +39,13 @@ def test_tiles_go_on_an_open_end_with_matching_halves() -> None:
     refused(match, "no_such_end", p("5-1", "e99"))
     events = play(match, "1-5", "e5")  # either way round
     assert events[0] == {
-        "type": "tile_played", "seat": 1, "tile": "5-1", "end": "e5", "outer": 1, "new_ends": ["e9"], "round": 1,
+        "type": "tile_played",
+        "seat": 1,
+        "tile": "5-1",
+        "end": "e5",
+        "outer": 1,
+        "new_ends": ["e9"],
+        "round": 1,
     }
     assert ends(match) == {"e6": 4, "e7": 3, "e8": 2, "e9": 1}
     play(match, "1-0", "e9")  # on the 1 it shows, then shows its 0
@@ -47,7 +53,7 @@ def test_tiles_go_on_an_open_end_with_matching_halves() -> None:
 
 
 def test_spinner_arms_first() -> None:
-    """"**Spinner first:** the spinner takes `spinner_arms` tiles (default **4**; 6 is a
+    """ "**Spinner first:** the spinner takes `spinner_arms` tiles (default **4**; 6 is a
     common variant). No tile may go anywhere else until all its arms are filled.\""""
     match, _ = new_match([["6-6", "6-4", "4-1"], ["6-5", "5-2", "6-3"]], draws=["6-2"])
     assert match.phase == "spinner" and playable(match) == ["e1", "e2", "e3", "e4"]
@@ -69,11 +75,9 @@ def test_spinner_arms_first() -> None:
 
 
 def test_six_arm_spinner_variant() -> None:
-    """"(default **4**; 6 is a common variant)": with ``spinner_arms=6`` the spinner
+    """ "(default **4**; 6 is a common variant)": with ``spinner_arms=6`` the spinner
     takes six tiles before play is free."""
-    match, events = new_match(
-        [["6-6", "6-5", "6-3", "6-1", "1-0"], ["6-4", "6-2", "6-0", "4-3"]], spinner_arms=6
-    )
+    match, events = new_match([["6-6", "6-5", "6-3", "6-1", "1-0"], ["6-4", "6-2", "6-0", "4-3"]], spinner_arms=6)
     assert events[-1]["arms"] == ["e1", "e2", "e3", "e4", "e5", "e6"]
     for tile, end in (("6-4", "e1"), ("6-5", "e2"), ("6-2", "e3"), ("6-3", "e4"), ("6-0", "e5")):
         assert types(play(match, tile, end)) == ["tile_played"]
@@ -90,7 +94,7 @@ def test_four_arms_by_default() -> None:
 
 
 def test_a_double_opens_a_chicken_foot_of_three_toes() -> None:
-    """"**Chicken foot:** whenever a double is played on an open end, it is laid
+    """ "**Chicken foot:** whenever a double is played on an open end, it is laid
     crosswise and opens a chicken foot: the next **3 tiles** played (by whoever's turn
     it is) must be **toes** on that double, matching its number. No tile may be played
     anywhere else until all three toes are in place. Then play is free again: any open
@@ -117,7 +121,7 @@ def test_a_double_opens_a_chicken_foot_of_three_toes() -> None:
 
 
 def test_playing_a_double_gives_no_extra_turn() -> None:
-    """"Playing a double gives no extra turn.\""""
+    """ "Playing a double gives no extra turn.\""""
     match = free_match(["5-3", "1-0"], ["5-5", "5-4"])
     play(match, "5-5", "e5")
     assert match.turn == 0
@@ -125,7 +129,7 @@ def test_playing_a_double_gives_no_extra_turn() -> None:
 
 
 def test_a_double_on_a_toe_end_opens_a_new_foot() -> None:
-    """"whenever a double is played on an open end ... it opens a chicken foot" - the
+    """ "whenever a double is played on an open end ... it opens a chicken foot" - the
     end of a toe included; "At most one foot can be open at a time" (the first one is
     complete by then)."""
     match = free_match(["5-3", "5-2", "1-0"], ["5-5", "5-4", "3-3", "3-2", "3-1"])
@@ -149,7 +153,7 @@ def test_a_double_on_a_toe_end_opens_a_new_foot() -> None:
 
 
 def test_only_one_foot_is_open_at_a_time() -> None:
-    """"At most one foot can be open at a time (a toe of an X-X foot is an X-y tile,
+    """ "At most one foot can be open at a time (a toe of an X-X foot is an X-y tile,
     never a double), so "the open foot" is always unambiguous.\""""
     match = free_match(["5-3", "3-3", "1-0"], ["5-5", "5-4"])
     play(match, "5-5", "e5")
@@ -159,7 +163,7 @@ def test_only_one_foot_is_open_at_a_time() -> None:
 
 
 def test_a_foot_that_can_no_longer_be_finished_stays_open_and_the_round_ends_blocked() -> None:
-    """"A foot that can no longer be finished simply stays open; the round then ends
+    """ "A foot that can no longer be finished simply stays open; the round then ends
     blocked." (Only 5-1 and 5-0 are left for the 5-5 foot's three toes.)"""
     match = free_match(
         ["3-5", "5-5", "5-0", "1-0", "1-1", "2-0", "2-1", "2-2", "3-0", "3-1"],
@@ -186,7 +190,7 @@ def test_a_foot_that_can_no_longer_be_finished_stays_open_and_the_round_ends_blo
 
 
 def test_a_player_who_can_play_must_play() -> None:
-    """"**A player who can play must play.** Drawing is allowed only without a legal play.\""""
+    """ "**A player who can play must play.** Drawing is allowed only without a legal play.\""""
     match = free_match(["1-0"], ["5-1", "0-0"], draws=["4-0"])
     refused(match, "must_play", DRAW)
     refused(match, "must_play", PASS)
@@ -194,7 +198,7 @@ def test_a_player_who_can_play_must_play() -> None:
 
 
 def test_no_legal_play_draw_one_and_play_it() -> None:
-    """"**No legal play:** the player draws **one** tile from the boneyard. If it can be
+    """ "**No legal play:** the player draws **one** tile from the boneyard. If it can be
     played, the player may play it at once (that tile only)\""""
     match = free_match(["1-0"], ["1-1", "0-0"], draws=["5-0", "4-0"])
     assert legal(match) == [DRAW]
@@ -213,7 +217,7 @@ def test_no_legal_play_draw_one_and_play_it() -> None:
 
 
 def test_no_legal_play_draw_one_and_pass() -> None:
-    """"If it can be played, the player may play it at once (that tile only) or pass\""""
+    """ "If it can be played, the player may play it at once (that tile only) or pass\""""
     match = free_match(["1-0"], ["1-1", "0-0"], draws=["5-0", "4-0"])
     draw(match)
     events = pass_(match)
@@ -223,7 +227,7 @@ def test_no_legal_play_draw_one_and_pass() -> None:
 
 
 def test_drawn_tile_that_cannot_be_played_ends_the_turn_at_once() -> None:
-    """"if it cannot, the turn passes" - "the one thing that happens by itself is that a
+    """ "if it cannot, the turn passes" - "the one thing that happens by itself is that a
     drawn tile which cannot be played ends the turn at once.\""""
     match = free_match(["1-0"], ["1-1", "0-0"], draws=["6-1", "4-0"])
     events = draw(match)
@@ -236,10 +240,26 @@ def test_drawn_tile_that_cannot_be_played_ends_the_turn_at_once() -> None:
 
 
 def test_empty_boneyard_a_player_without_a_play_passes() -> None:
-    """"With an empty boneyard a player without a legal play passes.\""""
+    """ "With an empty boneyard a player without a legal play passes.\""""
     rest = [
-        "5-5", "5-4", "5-3", "5-2", "5-1", "5-0", "4-4", "4-3", "4-2", "4-1", "4-0",
-        "3-3", "3-2", "3-1", "3-0", "2-2", "2-1", "2-0",
+        "5-5",
+        "5-4",
+        "5-3",
+        "5-2",
+        "5-1",
+        "5-0",
+        "4-4",
+        "4-3",
+        "4-2",
+        "4-1",
+        "4-0",
+        "3-3",
+        "3-2",
+        "3-1",
+        "3-0",
+        "2-2",
+        "2-1",
+        "2-0",
     ]
     match = free_match(rest, ["1-0", "0-0", "1-1", "6-0", "6-1"])
     assert match.boneyard == []
@@ -251,14 +271,14 @@ def test_empty_boneyard_a_player_without_a_play_passes() -> None:
 
 
 def test_no_pass_while_the_boneyard_has_tiles() -> None:
-    """"Drawing is allowed only without a legal play" and passing only after drawing
+    """ "Drawing is allowed only without a legal play" and passing only after drawing
     (or with an empty boneyard): a player without a play must draw first."""
     match = free_match(["1-0"], ["1-1", "0-0"], draws=["6-1"])
     refused(match, "must_draw", PASS)
 
 
 def test_drawing_and_passing_are_moves_the_player_makes() -> None:
-    """"Drawing and passing are moves the player makes, like playing a tile\" - they
+    """ "Drawing and passing are moves the player makes, like playing a tile\" - they
     are refused out of turn and counted and logged like plays."""
     match = free_match(["1-0"], ["1-1", "0-0"], draws=["5-0"])
     refused(match, "not_your_turn", DRAW, seat=0)

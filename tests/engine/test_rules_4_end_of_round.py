@@ -20,7 +20,7 @@ def blocked_round(**rules) -> tuple[Match, list[dict]]:
 
 
 def test_round_ends_at_once_when_a_player_plays_their_last_tile() -> None:
-    """"The round ends at once when a player plays their last tile ("domino")\" - and
+    """ "The round ends at once when a player plays their last tile ("domino")\" - and
     "A player who went out scores 0.\""""
     match = free_match(["4-1", "3-2"], ["5-2"], rounds=2)
     events = play(match, "5-2", "e5")
@@ -33,7 +33,7 @@ def test_round_ends_at_once_when_a_player_plays_their_last_tile() -> None:
 
 
 def test_going_out_with_a_double_while_its_foot_is_open_ends_the_round() -> None:
-    """"An open foot does not keep a round going.\" The last tile is a double: its foot
+    """ "An open foot does not keep a round going.\" The last tile is a double: its foot
     opens and the round ends at once."""
     match = free_match(["1-0"], ["5-5"])
     events = play(match, "5-5", "e5")
@@ -43,7 +43,7 @@ def test_going_out_with_a_double_while_its_foot_is_open_ends_the_round() -> None
 
 
 def test_going_out_on_a_toe_while_the_foot_is_open_ends_the_round() -> None:
-    """"The round ends at once when a player plays their last tile" - even when the
+    """ "The round ends at once when a player plays their last tile" - even when the
     foot still lacks a toe."""
     match = free_match(["5-3", "2-0"], ["5-5", "5-4"])
     play(match, "5-5", "e5")
@@ -57,7 +57,7 @@ def test_going_out_on_a_toe_while_the_foot_is_open_ends_the_round() -> None:
 
 
 def test_blocked_round_scores_the_pips_left_everywhere() -> None:
-    """"or when no player can play and the boneyard is empty (blocked)\" - "Each player
+    """ "or when no player can play and the boneyard is empty (blocked)\" - "Each player
     scores the pips left in their hand.\""""
     match, events = blocked_round(double_blank_points=0)
     ended = next(e for e in events if e["type"] == "round_ended")
@@ -73,8 +73,26 @@ def test_blocked_round_scores_the_pips_left_everywhere() -> None:
 def test_round_is_not_blocked_while_someone_can_still_play() -> None:
     """Blocked means *no* player can play: one seat stuck with an empty boneyard just
     passes, and the round goes on."""
-    rest = ["5-5", "5-4", "5-3", "5-2", "5-1", "5-0", "4-4", "4-3", "4-2", "4-1", "4-0",
-            "3-3", "3-2", "3-1", "3-0", "2-2", "2-1", "2-0"]
+    rest = [
+        "5-5",
+        "5-4",
+        "5-3",
+        "5-2",
+        "5-1",
+        "5-0",
+        "4-4",
+        "4-3",
+        "4-2",
+        "4-1",
+        "4-0",
+        "3-3",
+        "3-2",
+        "3-1",
+        "3-0",
+        "2-2",
+        "2-1",
+        "2-0",
+    ]
     match = free_match(rest, ["1-0", "0-0", "1-1", "6-0", "6-1"])
     pass_(match)
     assert match.status == PLAYING and match.round_number == 1 and match.turn == 0
@@ -82,7 +100,7 @@ def test_round_is_not_blocked_while_someone_can_still_play() -> None:
 
 @pytest.mark.parametrize("points", [50, 25, 0])
 def test_double_blank_counts_by_the_ruleset(points: int) -> None:
-    """"The **double-blank counts 50** (`double_blank_points`, default 50; 25 and 0 are
+    """ "The **double-blank counts 50** (`double_blank_points`, default 50; 25 and 0 are
     common house rules).\""""
     rules = {} if points == 50 else {"double_blank_points": points}
     _match, events = blocked_round(**rules)

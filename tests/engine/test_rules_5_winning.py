@@ -51,7 +51,7 @@ def replayed_events(match: Match) -> list[dict]:
 
 
 def test_objective_fewest_points() -> None:
-    """"Have the **fewest points** when the last round ends.\""""
+    """ "Have the **fewest points** when the last round ends.\""""
     match = free_match(["4-1", "3-2"], ["5-2"])
     events = play(match, "5-2", "e5")
     assert events[-1]["type"] == "match_ended"
@@ -59,7 +59,7 @@ def test_objective_fewest_points() -> None:
 
 
 def test_lowest_total_wins() -> None:
-    """"After the last round the player with the lowest total wins.\""""
+    """ "After the last round the player with the lowest total wins.\""""
     assert decide_winners([[10, 0], [0, 20]], [10, 20]) == ([0], "lowest_total")
     assert decide_winners([[5, 3, 9]], [5, 3, 9]) == ([1], "lowest_total")
     match = played_match_decided_by("lowest_total")
@@ -67,7 +67,7 @@ def test_lowest_total_wins() -> None:
 
 
 def test_tie_most_zero_point_rounds_wins() -> None:
-    """"Tie: the tied player with the **most zero-point rounds** wins.\""""
+    """ "Tie: the tied player with the **most zero-point rounds** wins.\""""
     assert decide_winners([[0, 5], [10, 5]], [10, 10]) == ([0], "most_zero_rounds")
     # Seat 2 has the most zeros of all but is not tied for the lowest total.
     assert decide_winners([[0, 4, 0], [8, 4, 0], [0, 0, 30]], [8, 8, 30]) == ([0], "most_zero_rounds")
@@ -78,7 +78,7 @@ def test_tie_most_zero_point_rounds_wins() -> None:
 
 
 def test_still_tied_lowest_non_zero_round_wins() -> None:
-    """"Still tied: the tied player whose **lowest non-zero round score** is smallest wins.\""""
+    """ "Still tied: the tied player whose **lowest non-zero round score** is smallest wins.\""""
     assert decide_winners([[3, 5], [7, 5]], [10, 10]) == ([0], "lowest_nonzero_round")
     # Zero rounds are skipped when looking for the lowest non-zero score.
     assert decide_winners([[0, 0], [9, 2], [1, 8]], [10, 10]) == ([0], "lowest_nonzero_round")
@@ -87,7 +87,7 @@ def test_still_tied_lowest_non_zero_round_wins() -> None:
 
 
 def test_still_tied_the_tied_players_share_the_win() -> None:
-    """"Still tied: the tied players share the win.\""""
+    """ "Still tied: the tied players share the win.\""""
     assert decide_winners([[5, 5], [5, 5]], [10, 10]) == ([0, 1], "shared")
     assert decide_winners([[0, 0]], [0, 0]) == ([0, 1], "shared")
     # Seat 3 is not tied; seat 2 is tied on total but has fewer zero rounds.
@@ -129,7 +129,11 @@ def test_match_ended_event_names_winners_tie_break_and_seed(tie_break: str) -> N
     match = played_match_decided_by(tie_break)
     ended = replayed_events(match)[-1]
     assert ended == {
-        "type": "match_ended", "totals": match.totals, "winners": match.winners,
-        "tie_break": tie_break, "seed": match.seed, "round": 2,
+        "type": "match_ended",
+        "totals": match.totals,
+        "winners": match.winners,
+        "tie_break": tie_break,
+        "seed": match.seed,
+        "round": 2,
     }
     assert match.totals == [sum(r["scores"][s] for r in match.rounds) for s in range(3)]

@@ -49,12 +49,16 @@ def positions(ruleset: Ruleset, seed: int = SEED, chooser_seed: int = 0) -> Iter
         yield match
 
 
-RULESETS = [Ruleset(set_max=9, players=4, rounds=3), Ruleset(set_max=6, players=3), Ruleset(set_max=12, players=5, rounds=2)]
+RULESETS = [
+    Ruleset(set_max=9, players=4, rounds=3),
+    Ruleset(set_max=6, players=3),
+    Ruleset(set_max=12, players=5, rounds=2),
+]
 
 
 @pytest.mark.parametrize("ruleset", RULESETS, ids=lambda r: f"double-{r.set_max}-{r.players}p")
 def test_nobody_sees_another_hand_the_boneyard_or_the_seed_while_playing(ruleset: Ruleset) -> None:
-    """"Nobody sees another player's hand or the boneyard's order while the round is
+    """ "Nobody sees another player's hand or the boneyard's order while the round is
     running.\" - "when the game ends, the seed.\""""
     checked = 0
     for match in positions(ruleset):
@@ -78,7 +82,7 @@ def test_nobody_sees_another_hand_the_boneyard_or_the_seed_while_playing(ruleset
 
 
 def test_a_seat_sees_its_hand_the_layout_all_sizes_scores_and_history() -> None:
-    """"A player sees their own hand, the layout, every player's hand *size*, the
+    """ "A player sees their own hand, the layout, every player's hand *size*, the
     boneyard's *size*, all scores, and the whole public move history\""""
     for match in positions(Ruleset(set_max=9, players=4, rounds=2), chooser_seed=3):
         if match.status != PLAYING:
@@ -97,7 +101,7 @@ def test_a_seat_sees_its_hand_the_layout_all_sizes_scores_and_history() -> None:
 
 
 def test_history_never_says_which_tile_was_drawn() -> None:
-    """"(who played what where, who drew, who passed; never *which* tile was drawn)\""""
+    """ "(who played what where, who drew, who passed; never *which* tile was drawn)\""""
     for match in positions(Ruleset(set_max=6, players=2)):
         for event in match.log:
             if event["type"] == "drew":
@@ -139,7 +143,7 @@ def test_full_view_has_everything() -> None:
 
 @pytest.mark.parametrize("chooser_seed", range(6))
 def test_round_end_reveals_every_hand(chooser_seed: int) -> None:
-    """"When a round ends, all hands are revealed": the round_ended event (and the
+    """ "When a round ends, all hands are revealed": the round_ended event (and the
     round's summary everyone sees) holds every hand as it was at the end."""
     match, _ = Match.new(Ruleset(set_max=6, players=3, rounds=2), SEED + chooser_seed)
     chooser = random.Random(chooser_seed)
@@ -159,7 +163,7 @@ def test_round_end_reveals_every_hand(chooser_seed: int) -> None:
 
 
 def test_match_end_reveals_the_seed() -> None:
-    """"when the game ends, the seed.\""""
+    """ "when the game ends, the seed.\""""
     *_, match = positions(Ruleset(set_max=6, players=2, rounds=2))
     assert match.status != PLAYING
     assert match.log[-1]["type"] == "match_ended" and match.log[-1]["seed"] == SEED

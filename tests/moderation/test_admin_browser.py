@@ -24,8 +24,15 @@ from tests.services import in_ci
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 CHROMIUM_FLAGS = (
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1280,1100",
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1280,1100",
 )
 WAIT_SECONDS = 20
 
@@ -106,4 +113,7 @@ def test_a_moderator_aborts_a_game_in_the_browser(
 
     body = view(table.clients[2], table.game_id)["game"]
     assert (body["status"], body["abort_reason"], body["moderated"]) == (
-        "aborted", "Table stuck: two players left.", True)
+        "aborted",
+        "Table stuck: two players left.",
+        True,
+    )

@@ -46,13 +46,19 @@ def test_abort_a_running_game(mod_client: Client, make_table: Any, moderator: An
     assert event["type"] == "game_aborted"
     assert event["data"] | {"moderator": True, "reason": "abusive chat", "by": moderator.username} == event["data"]
     entry = AuditEntry.objects.get()
-    assert (entry.action, entry.game_id, entry.moderator, entry.reason) == ("game_abort", table.game_id, moderator, "abusive chat")
+    assert (entry.action, entry.game_id, entry.moderator, entry.reason) == (
+        "game_abort",
+        table.game_id,
+        moderator,
+        "abusive chat",
+    )
 
 
 def test_abort_selected_games_from_the_list(mod_client: Client, make_table: Any) -> None:
     open_table, running = make_table(start=False), make_table()
-    done = run_list_action(mod_client, CHANGELIST, "abort_selected", [open_table.game_id, running.game_id],
-                           reason="cleaning up")
+    done = run_list_action(
+        mod_client, CHANGELIST, "abort_selected", [open_table.game_id, running.game_id], reason="cleaning up"
+    )
     assert done.status_code == 302
     for table in (open_table, running):
         assert view(table.clients[0], table.game_id)["game"]["status"] == "aborted"
@@ -73,23 +79,35 @@ def test_hand_a_seat_to_a_bot(mod_client: Client, make_table: Any, moderator: An
     page = mod_client.get(game_admin_url(table.game_id, "seat_to_bot"))
     assert page.status_code == 200 and table.users[1].username.encode() in page.content
 
-    done = mod_client.post(game_admin_url(table.game_id, "seat_to_bot"),
-                           {"seat": "1", "strategy": "greedy", "reason": "ruins the table"})
+    done = mod_client.post(
+        game_admin_url(table.game_id, "seat_to_bot"), {"seat": "1", "strategy": "greedy", "reason": "ruins the table"}
+    )
     assert done.status_code == 302
 
     body = view(table.clients[0], table.game_id)
     seat = body["game"]["seats"][1]
-    assert (seat["is_bot"], seat["bot_strategy"], seat["player"]["username"]) == (True, "greedy", table.users[1].username)
+    assert (seat["is_bot"], seat["bot_strategy"], seat["player"]["username"]) == (
+        True,
+        "greedy",
+        table.users[1].username,
+    )
     assert body["game"]["moderated"] is True
     handed = [e for e in all_events(table.clients[0], table.game_id) if e["type"] == "seat_handed_to_bot"]
-    assert [(e["data"]["seat"], e["data"]["moderator"], e["data"]["note"]) for e in handed] == [(1, True, "ruins the table")]
+    assert [(e["data"]["seat"], e["data"]["moderator"], e["data"]["note"]) for e in handed] == [
+        (1, True, "ruins the table")
+    ]
     # The player cannot move for that seat any more.
     state = view(table.clients[1], table.game_id)
-    answer = table.clients[1].post(game_url(table.game_id, "moves"), {"type": "draw", "expected_seq": state["game"]["seq"]},
-                                   format="json")
+    answer = table.clients[1].post(
+        game_url(table.game_id, "moves"), {"type": "draw", "expected_seq": state["game"]["seq"]}, format="json"
+    )
     refused(answer, 409, "seat_resigned")
     entry = AuditEntry.objects.get()
-    assert (entry.action, entry.player, entry.details) == ("seat_to_bot", table.users[1], {"seat": 1, "strategy": "greedy"})
+    assert (entry.action, entry.player, entry.details) == (
+        "seat_to_bot",
+        table.users[1],
+        {"seat": 1, "strategy": "greedy"},
+    )
 
 
 def test_remove_a_player_before_the_start(mod_client: Client, make_table: Any, moderator: Any) -> None:
@@ -103,12 +121,18 @@ def test_remove_a_player_before_the_start(mod_client: Client, make_table: Any, m
     body = view(table.clients[0], table.game_id)["game"]
     assert body["seats"][1]["player"] is None and body["moderated"] is True
     event = last_event(table.clients[0], table.game_id)
-    assert (event["type"], event["data"]["player"], event["data"]["moderator"]) == ("seat_left", table.users[1].username, True)
+    assert (event["type"], event["data"]["player"], event["data"]["moderator"]) == (
+        "seat_left",
+        table.users[1].username,
+        True,
+    )
     # The seat is free again: someone else may take it.
     assert AuditEntry.objects.get().player == table.users[1]
 
 
-def test_reveal_hands_shows_every_tile_and_records_the_look(mod_client: Client, make_table: Any, moderator: Any) -> None:
+def test_reveal_hands_shows_every_tile_and_records_the_look(
+    mod_client: Client, make_table: Any, moderator: Any
+) -> None:
     table = make_table()
     confirm = mod_client.get(game_admin_url(table.game_id, "hands"))
     assert confirm.status_code == 200 and b"recorded in the audit trail" in confirm.content
@@ -123,7 +147,11 @@ def test_reveal_hands_shows_every_tile_and_records_the_look(mod_client: Client, 
     assert " ".join(full["boneyard"]) in text and str(full["seed"]) in text
     entry = AuditEntry.objects.get()
     assert (entry.action, entry.game_id, entry.moderator, entry.reason) == (
-        "hands_viewed", table.game_id, moderator, "suspected collusion")
+        "hands_viewed",
+        table.game_id,
+        moderator,
+        "suspected collusion",
+    )
     # Looking is not acting on the game: nothing changes for its players.
     assert view(table.clients[0], table.game_id)["game"]["moderated"] is False
 
@@ -131,13 +159,28 @@ def test_reveal_hands_shows_every_tile_and_records_the_look(mod_client: Client, 
 def test_detail_page_shows_seats_scores_moves_and_layout(mod_client: Client, make_table: Any) -> None:
     table = make_table(setup=PLAY_SETUP)
     body = view(table.clients[1], table.game_id)
-    ok(table.clients[1].post(game_url(table.game_id, "moves"),
-                             {"type": "play", "tile": "6-1", "end": "e1", "expected_seq": body["game"]["seq"]}, format="json"), 201)
+    ok(
+        table.clients[1].post(
+            game_url(table.game_id, "moves"),
+            {"type": "play", "tile": "6-1", "end": "e1", "expected_seq": body["game"]["seq"]},
+            format="json",
+        ),
+        201,
+    )
     page = mod_client.get(game_admin_url(table.game_id))
     assert page.status_code == 200
     text = page.content.decode()
-    for expected in (table.users[0].username, table.users[1].username, "Move log", "play 6-1 on e1",
-                     'class="cf-layout"', "6-6", "e5: needs 1", "cf-scores", "Reveal hands"):
+    for expected in (
+        table.users[0].username,
+        table.users[1].username,
+        "Move log",
+        "play 6-1 on e1",
+        'class="cf-layout"',
+        "6-6",
+        "e5: needs 1",
+        "cf-scores",
+        "Reveal hands",
+    ):
         assert expected in text, expected
     # Read-only: no form field edits the game, and no hidden tile is on the page.
     assert 'name="status"' not in text
@@ -155,8 +198,11 @@ def test_list_columns_filters_and_search(mod_client: Client, make_table: Any, ma
     def listed(**query: str) -> set[int]:
         page = mod_client.get(CHANGELIST, query)
         assert page.status_code == 200
-        return {pk for pk in (humans.game_id, with_bot.game_id, stuck.game_id)
-                if reverse("admin:games_game_change", args=[pk]).encode() in page.content}
+        return {
+            pk
+            for pk in (humans.game_id, with_bot.game_id, stuck.game_id)
+            if reverse("admin:games_game_change", args=[pk]).encode() in page.content
+        }
 
     assert listed() == {humans.game_id, with_bot.game_id, stuck.game_id}
     assert listed(status="open") == {with_bot.game_id}

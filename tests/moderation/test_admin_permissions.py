@@ -42,7 +42,9 @@ def test_players_and_visitors_are_sent_to_the_login_page(make_player: Any, make_
     assert table.game().status == "running"
 
 
-def test_staff_without_the_moderate_permission_may_look_but_not_act(viewer: Client, make_table: Any, people: Any) -> None:
+def test_staff_without_the_moderate_permission_may_look_but_not_act(
+    viewer: Client, make_table: Any, people: Any
+) -> None:
     table = make_table()
     assert viewer.get(GAMES).status_code == 200
     page = viewer.get(game_admin_url(table.game_id))
@@ -52,12 +54,22 @@ def test_staff_without_the_moderate_permission_may_look_but_not_act(viewer: Clie
         assert viewer.post(game_admin_url(table.game_id, name), {"reason": "x", "seat": "1"}).status_code == 403, name
     # The list actions are not offered, and posting one does nothing.
     assert b'value="abort_selected"' not in viewer.get(GAMES).content
-    viewer.post(GAMES, {"action": "abort_selected", "_selected_action": [str(table.game_id)], "index": "0", "apply": "1",
-                        "reason": "x"})
+    viewer.post(
+        GAMES,
+        {
+            "action": "abort_selected",
+            "_selected_action": [str(table.game_id)],
+            "index": "0",
+            "apply": "1",
+            "reason": "x",
+        },
+    )
     player, client = people.player()
     users = viewer.get(USERS)
     assert users.status_code == 200 and b'value="suspend"' not in users.content
-    viewer.post(USERS, {"action": "suspend", "_selected_action": [str(player.pk)], "index": "0", "apply": "1", "reason": "x"})
+    viewer.post(
+        USERS, {"action": "suspend", "_selected_action": [str(player.pk)], "index": "0", "apply": "1", "reason": "x"}
+    )
     assert view(client, table.game_id)["game"]["status"] == "running"
     player.refresh_from_db()
     assert player.is_active and not AuditEntry.objects.exists()

@@ -26,7 +26,9 @@ ME = "/api/v1/me/"
 
 
 def log_in_through_api(username: str) -> Any:
-    return APIClient().post("/api/v1/tokens/", {"username": username, "password": PASSWORD, "name": "again"}, format="json")
+    return APIClient().post(
+        "/api/v1/tokens/", {"username": username, "password": PASSWORD, "name": "again"}, format="json"
+    )
 
 
 def test_suspend_mid_game_the_game_finishes_with_a_bot(
@@ -58,7 +60,9 @@ def test_suspend_mid_game_the_game_finishes_with_a_bot(
     # Its seat in the running game is a bot's, and the players are told.
     body = view(observer, table.game_id)["game"]
     assert body["seats"][0]["is_bot"] and body["moderated"]
-    assert any(e["type"] == "seat_handed_to_bot" and e["data"]["moderator"] for e in all_events(observer, table.game_id))
+    assert any(
+        e["type"] == "seat_handed_to_bot" and e["data"]["moderator"] for e in all_events(observer, table.game_id)
+    )
     entry = AuditEntry.objects.get()
     assert (entry.action, entry.player, entry.reason) == ("player_suspend", cheat, "bots and abuse")
     assert entry.details["games"] == sorted([table.game_id, own_open.pk, elsewhere.pk])

@@ -127,8 +127,14 @@ def test_the_embedded_broker_folder(api_client, all_well, settings, tmp_path):
 def test_what_serve_supervises(api_client, all_well):
     children = [
         {"name": "web", "pid": 10, "running": True, "restarts": 0, "last_exit": "", "last_exit_at": None},
-        {"name": "worker", "pid": None, "running": False, "restarts": 2, "last_exit": "was killed by SIGKILL",
-         "last_exit_at": timezone.now().isoformat()},
+        {
+            "name": "worker",
+            "pid": None,
+            "running": False,
+            "restarts": 2,
+            "last_exit": "was killed by SIGKILL",
+            "last_exit_at": timezone.now().isoformat(),
+        },
     ]
     heartbeats.record(kind=HeartbeatKind.SUPERVISOR, name="serve:host:1", children=children)
     body = report(api_client, 503)

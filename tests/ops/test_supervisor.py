@@ -93,15 +93,23 @@ def test_the_back_off_doubles_while_a_child_keeps_dying_quickly_and_resets_once_
 
 def test_stopping_takes_down_the_whole_process_group_even_a_child_that_ignores_sigterm(supervise, tmp_path):
     pids = tmp_path / "grandchild.pid"
-    parent = Child("parent", python(
-        "import subprocess, sys, time\n"
-        f"p = subprocess.Popen([sys.executable, '-c', {LIVES!r}])\n"
-        f"open({str(pids)!r}, 'w').write(str(p.pid))\n"
-        "while True: time.sleep(1)"
-    ))
+    parent = Child(
+        "parent",
+        python(
+            "import subprocess, sys, time\n"
+            f"p = subprocess.Popen([sys.executable, '-c', {LIVES!r}])\n"
+            f"open({str(pids)!r}, 'w').write(str(p.pid))\n"
+            "while True: time.sleep(1)"
+        ),
+    )
     deaf = tmp_path / "deaf"
-    stubborn = Child("stubborn", python("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-                                        f"open({str(deaf)!r}, 'w').close()\nwhile True: time.sleep(1)"))
+    stubborn = Child(
+        "stubborn",
+        python(
+            "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            f"open({str(deaf)!r}, 'w').close()\nwhile True: time.sleep(1)"
+        ),
+    )
     supervisor = Supervisor([parent, stubborn], stop_grace=1)
     supervisor.start_all()
     grandchild = int(wait_for(lambda: pids.exists() and pids.read_text(), 20, what="the grandchild"))
