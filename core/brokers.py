@@ -41,8 +41,10 @@ from pathlib import Path
 from queue import Empty
 from typing import Any
 
+from kombu.exceptions import ChannelError
 from kombu.transport import filesystem
 from kombu.transport import redis as kombu_redis
+from kombu.transport.virtual import BrokerState
 from kombu.utils.encoding import bytes_to_str, str_to_bytes
 from kombu.utils.json import dumps, loads
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -60,7 +62,8 @@ class FilesystemChannel(filesystem.Channel):
         os.makedirs(folder, exist_ok=True)
         return folder
 
-    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
+    # The signatures of kombu.transport.filesystem.Channel (its stubs ignore the override too).
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
         """Write the message aside, then rename it into the queue: atomic."""
         # Named by the time it was sent, zero-padded so that names sort in that order
         # (kombu's unpadded milliseconds since boot sort wrongly when they gain a digit,
@@ -72,9 +75,9 @@ class FilesystemChannel(filesystem.Channel):
                 file.write(str_to_bytes(dumps(payload)))
             os.replace(staged, os.path.join(self.data_folder_out, name))
         except OSError as exc:
-            raise filesystem.ChannelError(f"Cannot add message {name!r} to the broker folder") from exc
+            raise ChannelError(f"Cannot add message {name!r} to the broker folder") from exc
 
-    def _get(self, queue: str) -> Any:
+    def _get(self, queue: str) -> Any:  # type: ignore[override]
         """Take the oldest message of ``queue``: claim it by renaming (one consumer
         wins), read it, delete it. A file that is not a message is set aside."""
         wanted = f"{queue}.msg"
@@ -98,10 +101,10 @@ class FilesystemChannel(filesystem.Channel):
             return message
         raise Empty()
 
-    def _queue_bind(self, exchange: str, routing_key: str, pattern: str, queue: str) -> None:
+    def _queue_bind(self, exchange: str, routing_key: str, pattern: str | None, queue: str) -> None:
         """Create a new exchange table whole (linked into place), never empty; an
         existing one is updated by kombu under its file lock."""
-        table = self._exchange_file(exchange)
+        table: Path = self._exchange_file(exchange)  # type: ignore[attr-defined]  # kombu, not in its stubs
         self.control_folder.mkdir(parents=True, exist_ok=True)
         if not table.exists():
             staged = Path(self._folder(TMP_FOLDER)) / f"{uuid.uuid4()}.exchange"
@@ -118,7 +121,7 @@ class FilesystemChannel(filesystem.Channel):
 
 class FilesystemTransport(filesystem.Transport):
     Channel = FilesystemChannel
-    global_state = filesystem.virtual.BrokerState()
+    global_state = BrokerState()
 
 
 class RedisChannel(kombu_redis.Channel):
@@ -128,7 +131,7 @@ class RedisChannel(kombu_redis.Channel):
             # module docstring; kombu #582, #970): a connection error, which the
             # consumer's clean-up ignores before it reconnects.
             raise RedisConnectionError("the broker connection was closed; reconnecting")
-        return super()._connparams(asynchronous=asynchronous)
+        return super()._connparams(asynchronous=asynchronous)  # type: ignore[misc]  # not in kombu's stubs
 
 
 class RedisTransport(kombu_redis.Transport):

@@ -25,6 +25,13 @@ _lock = threading.Lock()
 
 
 class SharedPoolRedisCacheClient(RedisCacheClient):
+    # Set by RedisCacheClient.__init__ (Django's internals, which django-stubs leaves out).
+    _servers: list[str]
+    _pool_options: dict[str, Any]
+    _pool_class: Any
+    _client: Any
+    _get_connection_pool_index: Callable[[bool], int]
+
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
         index = self._get_connection_pool_index(write)
         shared = (self._servers[index], repr(sorted(self._pool_options.items())))

@@ -25,7 +25,8 @@ class ProblemSerializer(serializers.Serializer):
     status = serializers.IntegerField(help_text="The HTTP status code.")
     detail = serializers.CharField(help_text="What went wrong this time, for people.")
     code = ErrorCodeField(help_text="Stable machine-readable code: branch on this.")
-    errors = serializers.DictField(
+    # The problem document's member is named "errors", like Serializer.errors.
+    errors = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
         required=False,
         help_text="With `validation_error`: field (dotted for nested fields) -> messages.",

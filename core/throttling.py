@@ -44,7 +44,7 @@ class AtomicRateThrottle(BaseThrottle):
         rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope)
         if rate is None:
             return True
-        self._wait = Limit(scope, rate, store=self.store).hit(key)
+        self._wait = Limit(scope, str(rate), store=self.store).hit(key)
         return self._wait is None
 
     def wait(self) -> float | None:

@@ -37,7 +37,7 @@ class Consumer(CeleryConsumer):
     """Celery's consumer (``worker_consumer`` in the settings), reconnecting sooner."""
 
     def connection_for_read(self, heartbeat: float | None = None) -> Any:
-        connection = self.app.connection_for_read(heartbeat=heartbeat)
+        connection: Any = self.app.connection_for_read(heartbeat=heartbeat)  # its method is replaced below
         # Celery passes no intervals to kombu's ensure_connection (2, 4, 6 ... 30 s).
         connection.ensure_connection = functools.partial(connection.ensure_connection, **RECONNECT_INTERVALS)
         return self.ensure_connected(connection)

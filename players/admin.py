@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
@@ -52,24 +52,29 @@ def _user_action(
     return admin.action(description=description, permissions=["moderate"])(action)
 
 
+def _by(request: HttpRequest) -> User:
+    """The staff member acting (the admin's pages are for logged-in staff only)."""
+    return cast(User, request.user)
+
+
 def _suspend(request: HttpRequest, user: User, reason: str) -> str:
-    games = moderation.moderation_player_suspend(player=user, by=request.user, reason=reason)
+    games = moderation.moderation_player_suspend(player=user, by=_by(request), reason=reason)
     return f"suspended; games touched: {', '.join(map(str, games)) or 'none'}."
 
 
 def _unsuspend(request: HttpRequest, user: User, reason: str) -> str:
-    moderation.moderation_player_unsuspend(player=user, by=request.user, reason=reason)
+    moderation.moderation_player_unsuspend(player=user, by=_by(request), reason=reason)
     return "reinstated."
 
 
 def _revoke_tokens(request: HttpRequest, user: User, reason: str) -> str:
-    count = moderation.moderation_tokens_revoke(player=user, by=request.user, reason=reason)
+    count = moderation.moderation_tokens_revoke(player=user, by=_by(request), reason=reason)
     return f"{count} token(s) revoked."
 
 
 def _mark_bot(is_bot: bool) -> Callable[[HttpRequest, User, str], str]:
     def perform(request: HttpRequest, user: User, reason: str) -> str:
-        moderation.moderation_bot_mark(player=user, by=request.user, is_bot=is_bot, reason=reason)
+        moderation.moderation_bot_mark(player=user, by=_by(request), is_bot=is_bot, reason=reason)
         return "marked as a bot." if is_bot else "no longer marked as a bot."
 
     return perform
@@ -80,7 +85,7 @@ class UserAdmin(ModerateMixin, DjangoUserAdmin):
     list_display = ("username", "is_bot", "is_active", "is_staff", "date_joined", "last_login")
     list_filter = ("is_bot", "is_active", "is_staff")
     search_fields = ("username", "email", "first_name", "last_name")
-    fieldsets = (*DjangoUserAdmin.fieldsets, ("Chicken Foot", {"fields": ("is_bot",)}))
+    fieldsets = (*(DjangoUserAdmin.fieldsets or ()), ("Chicken Foot", {"fields": ("is_bot",)}))
     actions = [
         _user_action(
             "suspend",
@@ -127,4 +132,4 @@ class ApiTokenAdmin(ModerateMixin, admin.ModelAdmin):
         for token in queryset.filter(revoked_at__isnull=True).select_related("user"):
             by_user[token.user].append(token.pk)
         for user, token_ids in by_user.items():
-            moderation.moderation_tokens_revoke(player=user, by=request.user, token_ids=token_ids)
+            moderation.moderation_tokens_revoke(player=user, by=_by(request), token_ids=token_ids)

@@ -67,7 +67,7 @@ def record_success(account: User) -> None:
 class LockingModelBackend(ModelBackend):
     """Django's username/password backend, under the log-in lock."""
 
-    def authenticate(self, request, username=None, password=None, **kwargs):  # type: ignore[no-untyped-def,override]
+    def authenticate(self, request, username=None, password=None, **kwargs):
         if username is None:
             username = kwargs.get(User.USERNAME_FIELD)
         account = account_for(username) if username else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from django.contrib.auth.models import AbstractUser
 from django.contrib.auth.models import UserManager as DjangoUserManager
 from django.db import models
@@ -32,7 +34,7 @@ class User(AbstractUser):
         help_text="No password log-in until then (API tokens keep working).",
     )
 
-    objects = UserManager()
+    objects: ClassVar[UserManager] = UserManager()
 
     class Meta(AbstractUser.Meta):
         constraints = [

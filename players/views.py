@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
@@ -19,6 +19,7 @@ from core.inputs import validated
 from core.schema import problem_responses
 from core.throttling import AddressRateThrottle
 from players import selectors, services
+from players.models import User
 from players.serializers import (
     AccountOutput,
     PlayerOutput,
@@ -29,6 +30,11 @@ from players.serializers import (
 )
 
 TAG = ["players"]
+
+
+def _account(request: Request) -> User:
+    """The caller's account, in views that require ``IsAuthenticated``."""
+    return cast(User, request.user)
 
 
 class PasswordLoginThrottle(AddressRateThrottle):
@@ -101,7 +107,7 @@ class TokenCollectionApi(GenericAPIView):
         responses={200: TokenOutput(many=True)},
     )
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(selectors.token_list_active(user=request.user))
+        page = self.paginate_queryset(selectors.token_list_active(user=_account(request)))
         return self.get_paginated_response(TokenOutput(page, many=True).data)
 
     @extend_schema(
@@ -150,7 +156,7 @@ class TokenDetailApi(APIView):
         responses={204: None, **problem_responses("not_found")},
     )
     def delete(self, request: Request, token_id: int) -> Response:
-        token = selectors.token_get_active_for_user(user=request.user, token_id=token_id)
+        token = selectors.token_get_active_for_user(user=_account(request), token_id=token_id)
         if token is None:
             raise NotFound(f"You have no active token {token_id}.")
         services.token_revoke(token=token)

@@ -75,11 +75,11 @@ def make_player(db: None) -> Callable[..., object]:
 
 
 @pytest.fixture
-def token_client() -> Callable[[object], APIClient]:
+def token_client() -> Callable[[Any], APIClient]:
     """``token_client(user)`` -> an APIClient sending a fresh API token of ``user``."""
     from players import services as player_services
 
-    def make(user: object) -> APIClient:
+    def make(user: Any) -> APIClient:
         client = APIClient()
         issued = player_services.token_create(user=user, name="test")
         client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.secret}")

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpResponse
-
 from core.problems import PROBLEM_CONTENT_TYPE
 
 
-def assert_problem(response: HttpResponse, status: int, code: str) -> dict[str, Any]:
-    """``response`` is a problem document with ``status`` and ``code``; returns the body."""
+def assert_problem(response: Any, status: int, code: str) -> dict[str, Any]:
+    """``response`` (a Django or DRF test client's) is a problem document with ``status`` and ``code``; returns the body."""
     assert response.status_code == status, response.content
     assert response["Content-Type"] == PROBLEM_CONTENT_TYPE
     body = response.json()

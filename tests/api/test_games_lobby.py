@@ -266,7 +266,7 @@ def test_join_takes_the_first_free_seat(make_table, people):
     assert body["you"]["seat"] == 1
     assert body["game"]["seats"][1]["player"]["username"] == bob.username
     assert event_types(table.game_id)[-1] == "seat_taken"
-    assert Event.objects.filter(game_id=table.game_id).last().data == {
+    assert Event.objects.filter(game_id=table.game_id).latest("seq").data == {
         "type": "seat_taken",
         "seat": 1,
         "player": bob.username,
@@ -318,7 +318,7 @@ def test_the_creator_adds_a_bot(make_table):
     body = ok(table.creator.post(table.action("bots"), {"strategy": "random", "seat": 2}, format="json"))
     seat = body["game"]["seats"][2]
     assert seat["bot_strategy"] == "random" and seat["is_bot"] is True and seat["player"] is None
-    assert Event.objects.filter(game_id=table.game_id).last().data == {
+    assert Event.objects.filter(game_id=table.game_id).latest("seq").data == {
         "type": "bot_added",
         "seat": 2,
         "strategy": "random",
@@ -384,7 +384,7 @@ def test_the_creator_aborts_a_table_in_the_lobby(make_table, api_client):
     body = ok(table.creator.post(table.action("abort"), {"reason": "nobody came"}, format="json"))
     assert body["game"]["status"] == "aborted" and body["game"]["abort_reason"] == "nobody came"
     assert body["game"]["finished_at"] is not None
-    assert Event.objects.filter(game_id=table.game_id).last().data == {
+    assert Event.objects.filter(game_id=table.game_id).latest("seq").data == {
         "type": "game_aborted",
         "by": table.users[0].username,
         "moderator": False,
@@ -415,7 +415,7 @@ def test_a_moderators_abort_is_told_to_the_players(make_table, people):
     assert body["game"]["status"] == "aborted" and body["game"]["turn_seat"] is None
     assert body["game"]["abort_reason"] == "abusive chat"
     assert body["you"]["legal_moves"] == [] and body["you"]["your_turn"] is False
-    assert Event.objects.filter(game_id=table.game_id).last().data == {
+    assert Event.objects.filter(game_id=table.game_id).latest("seq").data == {
         "type": "game_aborted",
         "by": moderator.username,
         "moderator": True,

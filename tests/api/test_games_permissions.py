@@ -172,7 +172,7 @@ def test_permission_matrix(table_in, people, action, role):
         "staff": lambda: people.staff()[1],
     }[role]()
     if path == "moves" and method == "post":
-        body = {**body, "expected_seq": table.game().seq}
+        body = {**(body or {}), "expected_seq": table.game().seq}
     before = table.game()
     response = (
         getattr(client, method)(table.action(path), body, format="json")

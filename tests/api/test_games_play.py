@@ -287,7 +287,7 @@ def test_return_takes_an_away_seat_back(make_table):
     body = ok(table.clients[1].post(table.action("return")))
     assert body["game"]["seats"][1]["bot_strategy"] == "" and body["game"]["seats"][1]["is_bot"] is False
     assert body["you"]["your_turn"] is True
-    assert Event.objects.filter(game_id=table.game_id).last().data == {
+    assert Event.objects.filter(game_id=table.game_id).latest("seq").data == {
         "type": "seat_returned",
         "seat": 1,
         "player": table.users[1].username,

@@ -50,7 +50,7 @@ def assert_rate_limited(response: Any, code: str = "rate_limited") -> int:
     return body["retry_after"]
 
 
-def login_attempt(client: APIClient, username: str, password: str, **headers: str) -> Any:
+def login_attempt(client: APIClient, username: str, password: str, **headers: Any) -> Any:
     return client.post(TOKENS, {"username": username, "password": password, "name": "x"}, format="json", **headers)
 
 
@@ -154,6 +154,7 @@ def test_an_account_holds_a_bounded_number_of_tokens(settings, people):
     body = refused(client.post(TOKENS, {"name": "one too many"}, format="json"), 409, "too_many_tokens")
     assert "revoke one" in body["detail"]
     ok_token = ApiToken.objects.filter(user=user, name="more").first()
+    assert ok_token is not None
     assert client.delete(f"{TOKENS}{ok_token.pk}/").status_code == 204
     ok(client.post(TOKENS, {"name": "room again"}, format="json"), 201)
 

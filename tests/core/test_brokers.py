@@ -199,7 +199,7 @@ def test_stock_transport_lets_a_reader_see_a_new_exchange_table_empty(tmp_path, 
     """kombu creates the table with open("wb") and locks it afterwards: a publisher that
     looks the exchange up in between reads an empty file, and fails."""
     binder, reader = channel(STOCK), channel(STOCK)
-    locking = gate(monkeypatch, stock, "lock", lambda file, flags: flags == stock.LOCK_EX)
+    locking = gate(monkeypatch, stock, "lock", lambda file, flags: flags == stock.LOCK_EX)  # type: ignore[attr-defined]
 
     with stopped_at(locking, lambda: binder._queue_bind("games", "games", None, "games")):
         assert (tmp_path / "control" / "games.exchange").read_bytes() == b""

@@ -8,12 +8,13 @@ are drawn first), then every remaining tile of the set in canonical order.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from games.engine import Match, Ruleset, full_set, parse_tile, tile_text
 
 
-def setup(hands: list[list[str]], draws: list[str] = (), set_max: int = 6) -> dict[str, Any]:
+def setup(hands: list[list[str]], draws: Sequence[str] = (), set_max: int = 6) -> dict[str, Any]:
     """A complete set-up: the given hands, and a boneyard starting with ``draws``."""
     used = {parse_tile(t) for hand in hands for t in hand} | {parse_tile(t) for t in draws}
     rest = [tile_text(t) for t in full_set(set_max) if t not in used]
@@ -22,7 +23,7 @@ def setup(hands: list[list[str]], draws: list[str] = (), set_max: int = 6) -> di
 
 def new_match(
     hands: list[list[str]],
-    draws: list[str] = (),
+    draws: Sequence[str] = (),
     *,
     boneyard: list[str] | None = None,
     set_max: int = 6,
@@ -85,7 +86,7 @@ ARMS_0 = ["6-6", "6-4", "6-2"]
 ARMS_1 = ["6-5", "6-3"]
 
 
-def free_match(extra0: list[str], extra1: list[str], draws: list[str] = (), **kw: Any) -> Match:
+def free_match(extra0: list[str], extra1: list[str], draws: Sequence[str] = (), **kw: Any) -> Match:
     """Two players, the spinner's four arms filled, seat 1 to move; the seats then
     hold ``extra0`` and ``extra1``."""
     match, _ = new_match([ARMS_0 + list(extra0), ARMS_1 + list(extra1)], draws, **kw)

@@ -23,7 +23,7 @@ from games.engine import (
 from .helpers import draw, free_match, new_match, pass_, play, snapshot, types
 
 
-def refused(match: Match, code: str, move: object, seat: int | None = None) -> None:
+def refused(match: Match, code: str, move: object, seat: object = None) -> None:
     before = snapshot(match)
     with pytest.raises(RuleError) as info:
         match.apply(match.turn if seat is None else seat, move)  # type: ignore[arg-type]

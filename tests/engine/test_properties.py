@@ -167,7 +167,7 @@ def test_every_listed_move_applies_and_others_are_refused(ruleset: Ruleset, seed
             copy = Match.from_dict(state)
             copy.apply(match.turn, move.to_dict())
             assert copy.move_count == match.move_count + 1
-        for _ in range(6):
+        for _turn in range(6):
             seat, data = random_move(match)
             try:
                 listed = seat == match.turn and Move.from_dict(data, top) in legal
@@ -200,6 +200,7 @@ def test_round_scores_are_the_pips_left_and_totals_their_sums(
             # The hands at the end of the move's round, worked out from the state before.
             hands = [[tile_text(t) for t in h] for h in before.hands]
             if move.type == "play":
+                assert move.tile is not None
                 hands[before.turn].remove(tile_text(move.tile))
             elif move.type == "draw":
                 hands[before.turn].append(tile_text(before.boneyard[0]))

@@ -3,6 +3,8 @@ ruleset that fixes them): one test per rule, named after it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from games.engine import (
@@ -127,9 +129,9 @@ def test_ruleset_from_json_refuses_unknown_keys_and_keeps_defaults() -> None:
         with pytest.raises(RulesetError) as info:
             Ruleset.from_dict(data)
         assert info.value.code == "invalid_ruleset"
-    for data in ({"set_max": 7}, {"players": 9}, {"spinner_arms": 5}, {"rounds": 0}, {"players": True}):
+    for invalid in ({"set_max": 7}, {"players": 9}, {"spinner_arms": 5}, {"rounds": 0}, {"players": True}):
         with pytest.raises(RulesetError) as info:
-            Ruleset.from_dict(data)
+            Ruleset.from_dict(invalid)
         assert info.value.code == "invalid_ruleset"
 
 
@@ -214,7 +216,7 @@ def test_shuffles_come_from_the_seed() -> None:
 
 def test_set_up_positions_are_validated() -> None:
     """A given position must fit the ruleset (the engine's own contract for set-ups)."""
-    bad_positions = [
+    bad_positions: list[Any] = [
         {"hands": [["6-6"]]},  # one hand for two players
         {"hands": [["6-6"], []]},  # empty hand
         {"hands": [["6-6"], ["6-6"]]},  # a tile twice

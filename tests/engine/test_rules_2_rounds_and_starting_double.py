@@ -61,6 +61,7 @@ def test_holder_places_the_starting_double_automatically() -> None:
     assert hand(match, 1) == ["3-0", "4-0"]
     assert match.move_count == 0  # nobody made a move
     tree = match.layout.tree()
+    assert tree is not None
     assert tree["tile"] == "6-6" and tree["kind"] == "spinner" and tree["seat"] == 1
     assert match.starter == 1
 

@@ -143,6 +143,7 @@ def test_a_double_on_a_toe_end_opens_a_new_foot() -> None:
     assert events[1]["toes"] == ["e15", "e16", "e17"] and match.phase == "foot"
     assert playable(match) == ["e15", "e16", "e17"]
     tree = match.layout.tree()
+    assert tree is not None
     # spinner -> arm 6-5 -> 5-5 foot -> toe 5-3 -> 3-3 foot
     arm = tree["next"][0]
     foot = arm["next"][0]

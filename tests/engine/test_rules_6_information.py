@@ -153,8 +153,10 @@ def test_round_end_reveals_every_hand(chooser_seed: int) -> None:
         seat, move = match.turn, chooser.choice(match.legal_moves())
         events = match.apply(seat, move)
     if move.type == "play":
+        assert move.tile is not None
         hands[seat].remove(tile_text(move.tile))
     elif move.type == "draw":
+        assert next_draw is not None
         hands[seat].append(next_draw)
     ended = next(e for e in events if e["type"] == "round_ended")
     assert ended["hands"] == hands

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Permission
-from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
@@ -67,7 +66,7 @@ def game_admin_url(game_id: int, page: str = "change") -> str:
     return reverse(f"admin:games_game_{page}", args=[game_id])
 
 
-def run_list_action(client: Client, changelist: str, action: str, ids: list[int], **form: str) -> HttpResponse:
+def run_list_action(client: Client, changelist: str, action: str, ids: list[int], **form: str) -> Any:
     """A list action as the admin's pages do it: pick rows and the action (the
     page asking for a reason comes back), then confirm with ``form``."""
     selection = {"action": action, "_selected_action": [str(pk) for pk in ids]}

@@ -62,7 +62,7 @@ def browser(tmp_path: Path) -> Iterator[Any]:
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
+    options.binary_location = shutil.which("chromium") or "chromium"
     for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver")), options=options)

@@ -122,6 +122,7 @@ def test_revoke_single_tokens_from_the_token_list(mod_client: Client, people: An
     player, client = people.player()
     other = token_client(player)
     token = ApiToken.objects.filter(user=player).order_by("id").first()
+    assert token is not None
     done = mod_client.post(TOKENS, {"action": "revoke", "_selected_action": [str(token.pk)], "index": "0"})
     assert done.status_code == 302
     refused(client.get(ME), 401, "authentication_failed")

@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,7 +38,7 @@ def supervise():
     """``supervise(children, **options)`` -> a Supervisor running in a thread, stopped at the end."""
     running: list[tuple[Supervisor, threading.Event, threading.Thread]] = []
 
-    def start(children: list[Child], **options: float) -> Supervisor:
+    def start(children: list[Child], **options: Any) -> Supervisor:
         supervisor = Supervisor(children, **options)
         stop = threading.Event()
         supervisor.start_all()
@@ -74,6 +75,7 @@ def test_a_killed_child_is_restarted_with_a_new_pid(supervise):
     child = Child("sleeper", python(LIVES))
     supervise([child], backoff=0.05)
     first = child.pid
+    assert first is not None
     os.kill(first, signal.SIGKILL)
     wait_for(lambda: child.restarts == 1 and child.running, 20, what="the restart")
     assert child.pid != first and child.last_exit == "was killed by SIGKILL"
@@ -87,6 +89,7 @@ def test_the_back_off_doubles_while_a_child_keeps_dying_quickly_and_resets_once_
         child.process = type("Exited", (), {"pid": 2**22 + 1})()  # a pid no process has: nothing to clean up
         child.started = 1000.0
         supervisor._reap(child, 1, now=1000.0 + lived)
+        assert child.restart_at is not None
         delays.append(child.restart_at - (1000.0 + lived))
     assert delays == [1, 2, 4, 8, 8, 1, 2]
 
@@ -114,6 +117,7 @@ def test_stopping_takes_down_the_whole_process_group_even_a_child_that_ignores_s
     supervisor.start_all()
     grandchild = int(wait_for(lambda: pids.exists() and pids.read_text(), 20, what="the grandchild"))
     wait_for(deaf.exists, 20, what="the stubborn child to ignore SIGTERM")
+    assert parent.pid is not None and stubborn.pid is not None
     started = [parent.pid, stubborn.pid, grandchild]
     supervisor.stop_all()
     assert not any(alive(pid) for pid in started)
