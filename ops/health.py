@@ -124,10 +124,10 @@ def _sweep(now: datetime) -> dict[str, Any]:
 
 
 def _turns(now: datetime) -> dict[str, Any]:
-    from games import services
+    from games import turns
 
     late_after = timedelta(seconds=settings.HEALTH_TURN_LATE_SECONDS)
-    pending = services.pending_turns()
+    pending = turns.pending_turns()
     due = [t for t in pending if t.due_at <= now]
     late = [t for t in due if now - t.due_at > late_after]
     oldest = max(((now - t.due_at).total_seconds() for t in late), default=None)
