@@ -1,33 +1,28 @@
-"""Stable error codes and the exceptions that carry them.
+"""Stable error codes and the exception that carries them.
 
 Every refusal the API can give has a stable machine-readable ``code``, an HTTP
-status, a short ``title`` and a ``description``; all of them live in one
-registry, ``ERROR_CODES``, so the OpenAPI document can list every code (the
-``ErrorCode`` schema) and clients can branch on codes, never on messages.
+status, a short ``title`` and a ``description``.  Each layer enumerates its own
+codes (``CoreCode`` here, ``games.errors.GameCode``, ``players.errors.PlayerCode``)
+and registers them in one registry, ``ERROR_CODES``, from which the OpenAPI
+document lists every code (the ``ErrorCode`` schema): clients branch on codes,
+never on messages.
 
-Raising one::
+Each layer raises one exception type, a subclass of ``ApiError`` taking one of
+its enumerated codes::
 
-    from core.errors import Conflict, NotFound, register_error_code
-
-    class UsernameTaken(Conflict):          # defining the class registers the code
-        code = "username_taken"
-        title = "Username taken"
-        description = "Another account already uses this username."
-
-    raise UsernameTaken(f"{username!r} is taken.")
-    raise NotFound("There is no game 12.")                    # the family's own code
-    register_error_code("stale_seq", status=409, description="The game moved on.")
-    raise ApiError("The game is at seq 12.", code="stale_seq", extra={"current_seq": 12})
+    raise GameError(GameCode.STALE_SEQ, "The game is at seq 12.", current_seq=12)
+    raise ApiError("There is no player 'bob'.", code=CoreCode.NOT_FOUND)
 
 The status always comes from the registry entry of the code, so one code never
-means two statuses.  ``core.exception_handler`` turns any of these (and DRF's
-and the rules engine's own exceptions) into an ``application/problem+json``
+means two statuses.  ``core.problems.problem_from_exception`` is the one place
+where an exception (ours, DRF's, Django's) becomes an ``application/problem+json``
 response.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import StrEnum
 from http import HTTPStatus
 from typing import Any, ClassVar, NamedTuple
 
@@ -40,13 +35,29 @@ class ErrorSpec(NamedTuple):
     description: str
 
 
-#: code -> ErrorSpec: every code the API itself raises.  The rules engine's codes
-#: join in ``all_error_codes()``.
-ERROR_CODES: dict[str, ErrorSpec] = {}
+class CoreCode(StrEnum):
+    """The codes of the API as a whole (the framework's errors and the generic families)."""
 
-#: Titles of the problems that the rules engine's exceptions become.
-RULE_ERROR_STATUS, RULE_ERROR_TITLE = 422, "Move refused by the rules"
-SETUP_ERROR_STATUS, SETUP_ERROR_TITLE = 400, "Invalid ruleset or set-up"
+    SERVER_ERROR = "server_error"
+    BAD_REQUEST = "bad_request"
+    NOT_AUTHENTICATED = "not_authenticated"
+    AUTHENTICATION_FAILED = "authentication_failed"
+    PERMISSION_DENIED = "permission_denied"
+    NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    NOT_ACCEPTABLE = "not_acceptable"
+    CONFLICT = "conflict"
+    PAYLOAD_TOO_LARGE = "payload_too_large"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    UNPROCESSABLE = "unprocessable"
+    PARSE_ERROR = "parse_error"
+    VALIDATION_ERROR = "validation_error"
+    RATE_LIMITED = "rate_limited"
+
+
+#: code -> ErrorSpec: every code the API can answer with, registered by the
+#: layers that raise them (``core`` here, ``games.errors``, ``players.errors``).
+ERROR_CODES: dict[str, ErrorSpec] = {}
 
 
 def register_error_code(
@@ -58,6 +69,7 @@ def register_error_code(
     Registering the same code twice with the same meaning is harmless (modules
     may be reloaded); with a different one it is a programming error.
     """
+    code = str(code)  # an enum member is stored as its plain value
     spec = ErrorSpec(status, title or HTTPStatus(status).phrase, description)
     existing = ERROR_CODES.get(code)
     if existing is not None and existing != spec:
@@ -72,20 +84,20 @@ def register_error_codes(codes: Mapping[str, tuple[int, str]]) -> None:
         register_error_code(code, status=status, description=description)
 
 
+def register_enum(codes: type[StrEnum], specs: Mapping[str, tuple[int, str]], *, title: str | None = None) -> None:
+    """Register every member of the enumeration ``codes``: ``specs`` gives each
+    one's ``(status, description)`` and must cover exactly the members."""
+    missing, unknown = set(codes) - specs.keys(), specs.keys() - set(codes)
+    if missing or unknown:
+        raise ValueError(f"{codes.__name__}: no spec for {sorted(missing)}, no member for {sorted(unknown)}")
+    for code in codes:
+        status, description = specs[code]
+        register_error_code(code, status=status, title=title, description=description)
+
+
 def all_error_codes() -> dict[str, ErrorSpec]:
-    """Every code the API can answer with, sorted: ours and the rules engine's.
-
-    The engine is imported here, not at module level, so that ``core`` stays
-    importable on its own and the engine stays free of any API concern.
-    """
-    from games.engine.errors import RULE_CODES, SETUP_CODES
-
-    codes = dict(ERROR_CODES)
-    for code, description in RULE_CODES.items():
-        codes.setdefault(code, ErrorSpec(RULE_ERROR_STATUS, RULE_ERROR_TITLE, description))
-    for code, description in SETUP_CODES.items():
-        codes.setdefault(code, ErrorSpec(SETUP_ERROR_STATUS, SETUP_ERROR_TITLE, description))
-    return dict(sorted(codes.items()))
+    """Every registered code, sorted."""
+    return dict(sorted(ERROR_CODES.items()))
 
 
 class ApiError(Exception):
@@ -97,7 +109,7 @@ class ApiError(Exception):
     ``extra`` members to the problem body, e.g. ``{"current_seq": 12}``.
     """
 
-    code: ClassVar[str] = "server_error"
+    code: ClassVar[str] = CoreCode.SERVER_ERROR
     status: ClassVar[int] = 500
     title: ClassVar[str] = "Internal server error"
     description: ClassVar[str] = "The server hit an unexpected error. Nothing about it is shown."
@@ -113,18 +125,18 @@ class ApiError(Exception):
         self,
         detail: str | None = None,
         *,
-        code: str | None = None,
+        code: StrEnum | None = None,
         extra: Mapping[str, Any] | None = None,
     ) -> None:
-        code = code or type(self).code
+        code_name = str(code or type(self).code)
         try:
-            spec = ERROR_CODES[code]
+            spec = ERROR_CODES[code_name]
         except KeyError:
             raise LookupError(
-                f"error code {code!r} is not registered: use register_error_code()"
+                f"error code {code_name!r} is not registered: use register_error_code()"
             ) from None
         # Instance attributes shadow the class defaults of the family.
-        self.code = code  # type: ignore[misc]
+        self.code = code_name  # type: ignore[misc]
         self.status = spec.status  # type: ignore[misc]
         self.title = spec.title  # type: ignore[misc]
         self.detail = detail or spec.description
@@ -141,42 +153,42 @@ register_error_code(
 
 
 class BadRequest(ApiError):
-    code = "bad_request"
+    code = CoreCode.BAD_REQUEST
     status = 400
     title = "Bad request"
     description = "The request cannot be served as sent."
 
 
 class Unauthorized(ApiError):
-    code = "not_authenticated"
+    code = CoreCode.NOT_AUTHENTICATED
     status = 401
     title = "Not authenticated"
     description = "This needs an API token (Authorization: Bearer <token>) or a session."
 
 
 class PermissionDenied(ApiError):
-    code = "permission_denied"
+    code = CoreCode.PERMISSION_DENIED
     status = 403
     title = "Permission denied"
     description = "You may not do this."
 
 
 class NotFound(ApiError):
-    code = "not_found"
+    code = CoreCode.NOT_FOUND
     status = 404
     title = "Not found"
     description = "There is nothing here, or nothing you may see."
 
 
 class Conflict(ApiError):
-    code = "conflict"
+    code = CoreCode.CONFLICT
     status = 409
     title = "Conflict"
     description = "The request conflicts with the current state of the resource."
 
 
 class Unprocessable(ApiError):
-    code = "unprocessable"
+    code = CoreCode.UNPROCESSABLE
     status = 422
     title = "Unprocessable request"
     description = "The request is well-formed but cannot be carried out."
@@ -185,49 +197,49 @@ class Unprocessable(ApiError):
 # --- Codes for the framework's own exceptions (mapped in core.exception_handler) --
 
 register_error_code(
-    "authentication_failed",
+    CoreCode.AUTHENTICATION_FAILED,
     status=401,
     title="Authentication failed",
     description="The credentials sent (API token or session) are invalid, revoked or belong to a suspended account.",
 )
 register_error_code(
-    "method_not_allowed",
+    CoreCode.METHOD_NOT_ALLOWED,
     status=405,
     title="Method not allowed",
     description="This resource does not support the HTTP method used.",
 )
 register_error_code(
-    "not_acceptable",
+    CoreCode.NOT_ACCEPTABLE,
     status=406,
     title="Not acceptable",
     description="The server cannot produce a response in a media type the Accept header allows.",
 )
 register_error_code(
-    "unsupported_media_type",
+    CoreCode.UNSUPPORTED_MEDIA_TYPE,
     status=415,
     title="Unsupported media type",
     description="The request body's Content-Type is not supported: send application/json.",
 )
 register_error_code(
-    "payload_too_large",
+    CoreCode.PAYLOAD_TOO_LARGE,
     status=413,
     title="Request body too large",
     description="The request body is over the server's limit (API_MAX_BODY_BYTES, 64 KiB by default).",
 )
 register_error_code(
-    "parse_error",
+    CoreCode.PARSE_ERROR,
     status=400,
     title="Malformed request body",
     description="The request body could not be parsed (e.g. invalid JSON).",
 )
 register_error_code(
-    "validation_error",
+    CoreCode.VALIDATION_ERROR,
     status=400,
     title="Invalid input",
     description="Some fields are invalid; `errors` maps each field to its messages.",
 )
 register_error_code(
-    "rate_limited",
+    CoreCode.RATE_LIMITED,
     status=429,
     title="Too many requests",
     description="Slow down: retry after `retry_after` seconds (also in the Retry-After header).",

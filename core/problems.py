@@ -24,10 +24,6 @@ from rest_framework.settings import api_settings
 
 from core.errors import (
     ERROR_CODES,
-    RULE_ERROR_STATUS,
-    RULE_ERROR_TITLE,
-    SETUP_ERROR_STATUS,
-    SETUP_ERROR_TITLE,
     ApiError,
     BadRequest,
     Conflict,
@@ -38,7 +34,6 @@ from core.errors import (
     Unprocessable,
     all_error_codes,
 )
-from games.engine.errors import RuleError, RulesetError
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 PROBLEM_TYPE_PREFIX = "urn:chickenfoot:problem:"
@@ -102,10 +97,6 @@ def problem_from_exception(exc: BaseException) -> Problem:
     if isinstance(exc, ApiError):
         headers = {"Retry-After": str(exc.extra["retry_after"])} if "retry_after" in exc.extra else {}
         return Problem(exc.status, exc.code, exc.title, exc.detail, exc.extra, headers)
-    if isinstance(exc, RuleError):
-        return Problem(RULE_ERROR_STATUS, exc.code, RULE_ERROR_TITLE, exc.message)
-    if isinstance(exc, RulesetError):
-        return Problem(SETUP_ERROR_STATUS, exc.code, SETUP_ERROR_TITLE, exc.message)
     if isinstance(exc, DjangoValidationError):
         exc = drf.ValidationError(as_serializer_error(exc))
     elif isinstance(exc, Http404):

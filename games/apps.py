@@ -4,3 +4,8 @@ from django.apps import AppConfig
 class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "games"
+
+    def ready(self) -> None:
+        # The games layer's error codes (and the engine's) join the registry the
+        # contract lists, whether or not a view has been imported yet.
+        from games import errors  # noqa: F401

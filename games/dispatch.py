@@ -6,11 +6,15 @@ task carries the game id and the seq it expects; it re-locks the game and does
 nothing if the game has moved on, so a duplicate or late task is harmless.
 
 A task is only a reminder: what is due lives in the database
-(``services.pending_turns``). A task lost with a killed worker, a restarted
+(``games.turns``). A task lost with a killed worker, a restarted
 broker or a broker that was down when the move committed is sent again by
 ``resend``: by the periodic sweep (``ops.tasks.sweep``: whatever is overdue) and
 by every worker when it starts or reconnects to the broker (``ops.worker``:
 everything pending, with countdowns to when it is due).
+
+Tasks are sent by name (``BOT_TURN_TASK``, ``TURN_CLOCK_TASK``): the games
+services must not import the apps whose workers run them (``bots``), and the
+names are the tasks' public identity on the broker anyway.
 """
 
 from __future__ import annotations
@@ -19,14 +23,14 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
 
+from celery import current_app
 from django.utils import timezone
 
 from core.breaker import Breaker
-
-if TYPE_CHECKING:
-    from games.services import PendingTurn
+from games import live, turns
+from games.models import Seat
+from games.turns import PendingTurn
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +40,9 @@ MAX_COUNTDOWN_SECONDS = 600
 # The sweep leaves a bot turn this long past its due time before re-sending it
 # (its own task is normally on its way).
 BOT_GRACE = timedelta(seconds=5)
+#: The names the follow-up tasks are registered under (``bots.tasks``, ``games.tasks``).
+BOT_TURN_TASK = "bots.play_bot_turn"
+TURN_CLOCK_TASK = "games.turn_timeout"
 
 #: The broker as this process sees it: after a failed send, follow-ups are not
 #: sent for a second (a move's answer must not wait on a dead broker); what they
@@ -54,11 +61,7 @@ class FollowUp:
 
 
 def after_commit(plan: FollowUp) -> None:
-    from bots.tasks import play_bot_turn
-    from games import live
-    from games.models import Seat
-    from games.tasks import turn_timeout
-
+    """Tell listeners the game moved, then send the follow-up task (if any)."""
     try:
         players = plan.user_ids
         if players is None:
@@ -67,21 +70,21 @@ def after_commit(plan: FollowUp) -> None:
     except Exception:  # waiters re-read the database: a lost notice only delays them
         log.exception("could not publish game %s seq %s", plan.game_id, plan.seq)
     if plan.bot_turn:
-        _send(play_bot_turn, plan.game_id, plan.seq, plan.bot_delay_ms / 1000)
+        _send(BOT_TURN_TASK, plan.game_id, plan.seq, plan.bot_delay_ms / 1000)
     elif plan.deadline is not None:
         countdown = max(0.0, (plan.deadline - timezone.now()).total_seconds())
         if countdown <= MAX_COUNTDOWN_SECONDS:
-            _send(turn_timeout, plan.game_id, plan.seq, countdown)
+            _send(TURN_CLOCK_TASK, plan.game_id, plan.seq, countdown)
 
 
-def _send(task: Any, game_id: int, seq: int, countdown: float, *, force: bool = False) -> bool:
+def _send(task: str, game_id: int, seq: int, countdown: float, *, force: bool = False) -> bool:
     """Send one follow-up task; False if the broker is (known to be) down - the
     work stays due in the database and is re-sent when it is back. ``force``:
     try even if the broker failed a moment ago."""
     if BROKER.is_open and not force:
         return False
     try:
-        task.apply_async((game_id, seq), countdown=countdown or None)
+        current_app.send_task(task, (game_id, seq), countdown=countdown or None)
     except Exception as error:
         BROKER.failed(error)
         log.warning("could not send follow-up for game %s seq %s (%s); it is re-sent when the broker is back",
@@ -96,16 +99,13 @@ def resend(turns: Iterable[PendingTurn], *, now: datetime | None = None) -> int:
     countdown to when it is (unless that is beyond ``MAX_COUNTDOWN_SECONDS``: the
     sweep sends it when due). Stops at the first failed send (the broker is down:
     the next sweep or reconnection tries again). Returns how many were sent."""
-    from bots.tasks import play_bot_turn
-    from games.tasks import turn_timeout
-
     now = now or timezone.now()
     sent = 0
     for turn in turns:
         countdown = max(0.0, (turn.due_at - now).total_seconds())
         if countdown > MAX_COUNTDOWN_SECONDS:
             continue
-        task = play_bot_turn if turn.kind == "bot" else turn_timeout
+        task = BOT_TURN_TASK if turn.kind == "bot" else TURN_CLOCK_TASK
         if not _send(task, turn.game_id, turn.seq, countdown, force=True):
             break
         sent += 1
@@ -115,17 +115,12 @@ def resend(turns: Iterable[PendingTurn], *, now: datetime | None = None) -> int:
 def resend_overdue(*, now: datetime | None = None) -> int:
     """The sweep: re-send what is overdue - a turn clock past its deadline, a bot
     turn ``BOT_GRACE`` past its due time. Returns how many were sent."""
-    from games import services
-
     now = now or timezone.now()
-    overdue = [t for t in services.pending_turns() if t.due_at + (BOT_GRACE if t.kind == "bot" else timedelta(0)) < now]
-    return resend(overdue, now=now)
+    return resend(turns.overdue_turns(now=now, bot_grace=BOT_GRACE), now=now)
 
 
 def resend_pending() -> int:
     """A worker that starts (or reconnects): re-send every pending bot turn and
     clock, so nothing that the last worker held or the broker lost waits for the
     sweep - or for ever, if beat is not running."""
-    from games import services
-
-    return resend(services.pending_turns())
+    return resend(turns.pending_turns())

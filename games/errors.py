@@ -1,40 +1,100 @@
-"""The API's refusals about games, each with a stable code and an HTTP status."""
+"""The games layer's refusals: ``GameError`` with a ``GameCode``.
+
+The rules engine raises its own typed errors (``games.engine.errors``: pure, no
+HTTP); the games services translate them at their boundary (``engine_refusals``)
+into ``GameError`` with the engine's code, registered here with its status: a
+move the rules refuse is 422, an invalid ruleset or set-up 400.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import StrEnum
 from typing import Any
 
-from core.errors import ApiError, register_error_codes
+from core.errors import ApiError, CoreCode, register_enum, register_error_code
+from games.engine.errors import RULE_CODES, SETUP_CODES, RuleError, RulesetError
+
+
+class GameCode(StrEnum):
+    NOT_SEATED = "not_seated"
+    NOT_CREATOR = "not_creator"
+    GAME_NOT_STARTED = "game_not_started"
+    GAME_ALREADY_STARTED = "game_already_started"
+    GAME_FINISHED = "game_finished"
+    GAME_ABORTED = "game_aborted"
+    GAME_NOT_FINISHED = "game_not_finished"
+    GAME_FULL = "game_full"
+    SEAT_TAKEN = "seat_taken"
+    ALREADY_SEATED = "already_seated"
+    SEATS_NOT_FILLED = "seats_not_filled"
+    NO_SUCH_SEAT = "no_such_seat"
+    SEAT_EMPTY = "seat_empty"
+    UNKNOWN_STRATEGY = "unknown_strategy"
+    STALE_SEQ = "stale_seq"
+    SEAT_RESIGNED = "seat_resigned"
+    SEAT_AWAY = "seat_away"
+    SEAT_NOT_AWAY = "seat_not_away"
+    IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
+
 
 GAME_CODES: dict[str, tuple[int, str]] = {
-    "not_seated": (403, "You have no seat at this game."),
-    "not_creator": (403, "Only the game's creator may do that."),
-    "game_not_started": (409, "The game has not started yet."),
-    "game_already_started": (409, "The game has already started."),
-    "game_finished": (409, "The game is over."),
-    "game_aborted": (409, "The game was aborted."),
-    "game_not_finished": (409, "The full record is published when the game is over."),
-    "game_full": (409, "Every seat is taken."),
-    "seat_taken": (409, "That seat is taken."),
-    "already_seated": (409, "You already have a seat at this game."),
-    "seats_not_filled": (409, "Every seat must be taken before the start."),
-    "no_such_seat": (400, "There is no seat with that number."),
-    "seat_empty": (409, "That seat is already empty."),
-    "unknown_strategy": (400, "There is no bot strategy with that name."),
-    "stale_seq": (409, "The game has moved on since expected_seq: re-read it and decide again."),
-    "seat_resigned": (409, "You resigned: a server bot plays the seat."),
-    "seat_away": (409, "A bot plays your seat after repeated timeouts: take it back with POST .../return/ first."),
-    "seat_not_away": (409, "Your seat is not played by a bot."),
-    "idempotency_key_reused": (422, "The Idempotency-Key was already used for a different request."),
+    GameCode.NOT_SEATED: (403, "You have no seat at this game."),
+    GameCode.NOT_CREATOR: (403, "Only the game's creator may do that."),
+    GameCode.GAME_NOT_STARTED: (409, "The game has not started yet."),
+    GameCode.GAME_ALREADY_STARTED: (409, "The game has already started."),
+    GameCode.GAME_FINISHED: (409, "The game is over."),
+    GameCode.GAME_ABORTED: (409, "The game was aborted."),
+    GameCode.GAME_NOT_FINISHED: (409, "The full record is published when the game is over."),
+    GameCode.GAME_FULL: (409, "Every seat is taken."),
+    GameCode.SEAT_TAKEN: (409, "That seat is taken."),
+    GameCode.ALREADY_SEATED: (409, "You already have a seat at this game."),
+    GameCode.SEATS_NOT_FILLED: (409, "Every seat must be taken before the start."),
+    GameCode.NO_SUCH_SEAT: (400, "There is no seat with that number."),
+    GameCode.SEAT_EMPTY: (409, "That seat is already empty."),
+    GameCode.UNKNOWN_STRATEGY: (400, "There is no bot strategy with that name."),
+    GameCode.STALE_SEQ: (409, "The game has moved on since expected_seq: re-read it and decide again."),
+    GameCode.SEAT_RESIGNED: (409, "You resigned: a server bot plays the seat."),
+    GameCode.SEAT_AWAY: (409, "A bot plays your seat after repeated timeouts: take it back with POST .../return/ first."),
+    GameCode.SEAT_NOT_AWAY: (409, "Your seat is not played by a bot."),
+    GameCode.IDEMPOTENCY_KEY_REUSED: (422, "The Idempotency-Key was already used for a different request."),
 }
 
+#: The problems the rules engine's errors become.
+RULE_ERROR_STATUS, RULE_ERROR_TITLE = 422, "Move refused by the rules"
+SETUP_ERROR_STATUS, SETUP_ERROR_TITLE = 400, "Invalid ruleset or set-up"
 
-register_error_codes(GAME_CODES)
+register_enum(GameCode, GAME_CODES)
+for _code, _description in RULE_CODES.items():
+    register_error_code(_code, status=RULE_ERROR_STATUS, title=RULE_ERROR_TITLE, description=_description)
+for _code, _description in SETUP_CODES.items():
+    register_error_code(_code, status=SETUP_ERROR_STATUS, title=SETUP_ERROR_TITLE, description=_description)
 
 
 class GameError(ApiError):
-    """A refusal about a game, by code (``GAME_CODES`` or any registered code:
-    its status comes from the registry); keyword arguments go into the body."""
+    """A refusal about a game: a ``GameCode`` (or a ``CoreCode`` such as
+    ``validation_error``); keyword arguments become members of the problem body."""
 
-    def __init__(self, code: str, detail: str, **extra: Any) -> None:
+    def __init__(self, code: GameCode | CoreCode, detail: str, **extra: Any) -> None:
         super().__init__(detail, code=code, extra=extra)
+
+
+#: The engine's codes (``RULE_CODES``, ``SETUP_CODES``) as an enumeration.
+EngineCode = StrEnum("EngineCode", {code: code for code in (*RULE_CODES, *SETUP_CODES)})  # type: ignore[misc]
+
+
+class EngineRefusal(ApiError):
+    """A rule or set-up refusal of the engine, as the API answers it (same code)."""
+
+    def __init__(self, error: RuleError | RulesetError) -> None:
+        super().__init__(error.message, code=EngineCode(error.code))
+
+
+@contextmanager
+def engine_refusals() -> Iterator[None]:
+    """Turn the engine's errors raised inside the block into the API's."""
+    try:
+        yield
+    except (RuleError, RulesetError) as error:
+        raise EngineRefusal(error) from error

@@ -9,7 +9,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from bots.strategies import STRATEGIES
+from games.strategies import STRATEGIES
 from games.engine import EVENT_TYPES, SET_SIZES
 from games.models import GameStatus, MoveSource
 

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.errors import CoreCode
 from core.inputs import validated
 from core.schema import problem_responses
 from core.throttling import ScopedRateThrottle
@@ -73,7 +74,7 @@ class GameListCreateApi(GenericAPIView):
     def get(self, request: Request) -> Response:
         query = validated(GameListQueryInput, request.query_params)
         if query["mine"] and not request.user.is_authenticated:
-            raise GameError("not_authenticated", "Log in to list your own games.")
+            raise GameError(CoreCode.NOT_AUTHENTICATED, "Log in to list your own games.")
         games = selectors.game_list(status=query.get("status"), mine_of=request.user if query["mine"] else None)
         page = self.paginate_queryset(games)
         return self.get_paginated_response([output.game_summary_output(game) for game in page])
@@ -202,7 +203,7 @@ class GameMovesApi(APIView):
         expected_seq = data.pop("expected_seq")
         key = request.headers.get("Idempotency-Key", "")
         if len(key) > 128:
-            raise GameError("validation_error", "Idempotency-Key is at most 128 characters.", errors={"Idempotency-Key": ["too long"]})
+            raise GameError(CoreCode.VALIDATION_ERROR, "Idempotency-Key is at most 128 characters.", errors={"Idempotency-Key": ["too long"]})
         try:
             result = services.move_submit(game_id=game_id, player=request.user, move=data, expected_seq=expected_seq, idempotency_key=key)
         except GameError as error:

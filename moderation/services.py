@@ -1,10 +1,10 @@
 """Every moderation action: one function each, keyword-only.
 
-Each one calls the games or players service that does the work (the same path as
-the API, so events are published to clients like any move) and records an
-``AuditEntry`` in the same transaction: the action and its audit entry are
-stored together or not at all. Game actions also set ``Game.moderated``, which
-the API shows on the game.
+Each one checks the ``moderation.moderate`` permission, calls the games or
+players service that does the work (the games' one commit path, so events are
+published to clients like any move, and the game is marked ``moderated``) and
+records an ``AuditEntry`` in the same transaction: the action and its audit
+entry are stored together or not at all. Nothing here writes a game itself.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 
 from django.db import transaction
 
-from core.errors import ApiError
+from core.errors import ApiError, CoreCode
 from games import services as game_services
 from games.engine import Match, full_view
-from games.errors import GameError
+from games.errors import GameCode, GameError
 from games.models import Game
 from moderation.models import AuditAction, AuditEntry
 from players import services as player_services
@@ -30,13 +30,13 @@ def _require_moderator(user: User) -> None:
     """Acting (not looking) needs the ``moderation.moderate`` permission; the games
     services also insist on staff."""
     if not (user.is_staff and user.has_perm(MODERATE_PERMISSION)):
-        raise ApiError("Only staff with the moderate permission may do that.", code="permission_denied")
+        raise ApiError("Only staff with the moderate permission may do that.", code=CoreCode.PERMISSION_DENIED)
 
 
 def _require_reason(reason: str) -> str:
     reason = reason.strip()
     if not reason:
-        raise ApiError("A reason is required for this action.", code="validation_error",
+        raise ApiError("A reason is required for this action.", code=CoreCode.VALIDATION_ERROR,
                        extra={"errors": {"reason": ["This field is required."]}})
     return reason
 
@@ -50,18 +50,6 @@ def _audit(
     )
 
 
-def _mark_moderated(game_ids: list[int]) -> None:
-    """Flag the games as moderated. Called inside the transaction of the games
-    service that has just locked and changed them."""
-    Game.objects.filter(pk__in=game_ids, moderated=False).update(moderated=True)
-
-
-def _seat_player(game_id: int, seat_number: int) -> User | None:
-    game = Game.objects.filter(pk=game_id).first()
-    seat = game.seats.select_related("player").filter(number=seat_number).first() if game else None
-    return seat.player if seat else None
-
-
 # -- games ----------------------------------------------------------------------
 
 def moderation_game_abort(*, game_id: int, by: User, reason: str) -> Game:
@@ -69,8 +57,7 @@ def moderation_game_abort(*, game_id: int, by: User, reason: str) -> Game:
     _require_moderator(by)
     reason = _require_reason(reason)
     with transaction.atomic():
-        game = game_services.game_abort(game_id=game_id, by=by, reason=reason, as_moderator=True)
-        _mark_moderated([game.pk])
+        game = game_services.game_abort_as_moderator(game_id=game_id, by=by, reason=reason)
         _audit(by=by, action=AuditAction.GAME_ABORT, reason=reason, game_id=game.pk)
     return game
 
@@ -82,14 +69,12 @@ def moderation_seat_to_bot(
     _require_moderator(by)
     reason = _require_reason(reason)
     with transaction.atomic():
-        player = _seat_player(game_id, seat_number)
-        game = game_services.seat_hand_to_bot(
+        changed = game_services.seat_hand_to_bot(
             game_id=game_id, seat_number=seat_number, by=by, reason=reason, strategy=strategy
         )
-        _mark_moderated([game.pk])
-        _audit(by=by, action=AuditAction.SEAT_TO_BOT, reason=reason, game_id=game.pk, player=player,
+        _audit(by=by, action=AuditAction.SEAT_TO_BOT, reason=reason, game_id=game_id, player=changed.player,
                details={"seat": seat_number, "strategy": strategy})
-    return game
+    return changed.game
 
 
 def moderation_seat_remove(*, game_id: int, seat_number: int, by: User, reason: str) -> Game:
@@ -97,12 +82,10 @@ def moderation_seat_remove(*, game_id: int, seat_number: int, by: User, reason: 
     _require_moderator(by)
     reason = _require_reason(reason)
     with transaction.atomic():
-        player = _seat_player(game_id, seat_number)
-        game = game_services.seat_remove(game_id=game_id, seat_number=seat_number, by=by, reason=reason)
-        _mark_moderated([game.pk])
-        _audit(by=by, action=AuditAction.SEAT_REMOVE, reason=reason, game_id=game.pk, player=player,
+        changed = game_services.seat_remove(game_id=game_id, seat_number=seat_number, by=by, reason=reason)
+        _audit(by=by, action=AuditAction.SEAT_REMOVE, reason=reason, game_id=game_id, player=changed.player,
                details={"seat": seat_number})
-    return game
+    return changed.game
 
 
 def moderation_hands_view(*, game_id: int, by: User, reason: str = "") -> dict[str, Any]:
@@ -112,9 +95,9 @@ def moderation_hands_view(*, game_id: int, by: User, reason: str = "") -> dict[s
     _require_moderator(by)
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
-        raise GameError("not_found", f"There is no game {game_id}.")
+        raise GameError(CoreCode.NOT_FOUND, f"There is no game {game_id}.")
     if not game.state:
-        raise GameError("game_not_started", "The game has not started: no tiles have been dealt.")
+        raise GameError(GameCode.GAME_NOT_STARTED, "The game has not started: no tiles have been dealt.")
     view = full_view(Match.from_dict(game.state))
     _audit(by=by, action=AuditAction.HANDS_VIEWED, reason=reason.strip(), game_id=game.pk,
            details={"seq": game.seq, "status": game.status})
@@ -137,13 +120,12 @@ def moderation_player_suspend(*, player: User, by: User, reason: str) -> list[in
     _require_moderator(by)
     reason = _require_reason(reason)
     if player.pk == by.pk:
-        raise ApiError("You cannot suspend your own account.", code="permission_denied")
+        raise ApiError("You cannot suspend your own account.", code=CoreCode.PERMISSION_DENIED)
     with transaction.atomic():
         player = _locked_user(player.pk)
         player_services.user_set_active(user=player, is_active=False)
         revoked = player_services.tokens_revoke_all(user=player)
         touched = sorted(set(game_services.player_withdraw(player=player, by=by, reason=reason)))
-        _mark_moderated(touched)
         _audit(by=by, action=AuditAction.PLAYER_SUSPEND, reason=reason, player=player,
                details={"games": touched, "tokens_revoked": revoked})
     return touched

@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from games import services
+from games import turns
 from ops.models import Heartbeat, HeartbeatKind
 from ops.tasks import SWEEP
 
@@ -142,7 +142,7 @@ def _sweep(now: datetime) -> dict[str, Any]:
 
 def _turns(now: datetime) -> dict[str, Any]:
     late_after = timedelta(seconds=settings.HEALTH_TURN_LATE_SECONDS)
-    pending = services.pending_turns()
+    pending = turns.pending_turns()
     due = [t for t in pending if t.due_at <= now]
     late = [t for t in due if now - t.due_at > late_after]
     oldest = max(((now - t.due_at).total_seconds() for t in late), default=None)

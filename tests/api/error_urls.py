@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from core.errors import ApiError, Conflict, register_error_code
 from games.engine.errors import RuleError, RulesetError
+from games.errors import EngineRefusal
 
 register_error_code("test_stale", status=409, description="Only for the exception handler's tests.")
 
@@ -45,8 +46,8 @@ def failing(name: str, exception: Exception):
 
 
 urlpatterns = [
-    failing("rule", RuleError("not_your_turn", "Seat 2 is to move.")),
-    failing("ruleset", RulesetError("invalid_ruleset", "Set size must be 6, 9, 12 or 15.")),
+    failing("rule", EngineRefusal(RuleError("not_your_turn", "Seat 2 is to move."))),
+    failing("ruleset", EngineRefusal(RulesetError("invalid_ruleset", "Set size must be 6, 9, 12 or 15."))),
     failing("conflict", Conflict("The game moved on.", code="test_stale", extra={"current_seq": 12})),
     failing("family", Conflict("Something else changed.")),
     failing("http404", Http404("No Game matches the given query.")),

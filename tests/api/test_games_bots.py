@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bots.strategies import STRATEGIES
+from games.strategies import STRATEGIES
 from games import services
 from games.models import Move
 from tests.api.games_helpers import BOTS, PLAY_SETUP, ok, play, view

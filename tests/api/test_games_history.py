@@ -72,7 +72,7 @@ def test_no_hands_before_the_start(make_table, api_client):
 def test_an_aborted_hand_is_abandoned_and_stays_hidden(make_table, api_client, people):
     table = make_table(setup=PLAY_SETUP)
     moderator, _ = people.staff()
-    services.game_abort(game_id=table.game_id, by=moderator, as_moderator=True)
+    services.game_abort_as_moderator(game_id=table.game_id, by=moderator)
     assert ok(api_client.get(table.action("hands")))[0]["status"] == "abandoned"
     assert ok(api_client.get(game_url(table.game_id, "hands/1")))["revealed_hands"] is None
 
@@ -108,7 +108,7 @@ def test_a_practice_game_shows_its_record_to_its_creator_only_until_the_end(make
 def test_an_aborted_game_publishes_its_record(make_table, api_client, people):
     table = make_table()
     moderator, _ = people.staff()
-    services.game_abort(game_id=table.game_id, by=moderator, as_moderator=True)
+    services.game_abort_as_moderator(game_id=table.game_id, by=moderator)
     record = ok(api_client.get(table.action("record")))
     assert record["seed"] == table.game().seed and record["result"] is None
     assert replay(record).to_dict() == table.game().state

@@ -410,7 +410,7 @@ def test_nobody_aborts_a_running_game_over_the_api_not_even_staff(make_table, pe
 def test_a_moderators_abort_is_told_to_the_players(make_table, people):
     table = make_table()
     moderator, _ = people.staff()
-    services.game_abort(game_id=table.game_id, by=moderator, reason="abusive chat", as_moderator=True)
+    services.game_abort_as_moderator(game_id=table.game_id, by=moderator, reason="abusive chat")
     body = ok(table.clients[1].get(table.url))
     assert body["game"]["status"] == "aborted" and body["game"]["turn_seat"] is None
     assert body["game"]["abort_reason"] == "abusive chat"

@@ -191,7 +191,7 @@ def test_moves_by_someone_without_a_seat_or_in_the_wrong_state(make_table, peopl
     refused(move(finished.clients[1], finished.game_id, finished.game().seq, DRAW), 409, "game_finished")
 
     moderator, _ = people.staff()
-    services.game_abort(game_id=table.game_id, by=moderator, as_moderator=True)
+    services.game_abort_as_moderator(game_id=table.game_id, by=moderator)
     refused(move(table.clients[1], table.game_id, table.game().seq, play("6-1", "e1")), 409, "game_aborted")
 
 
@@ -252,17 +252,18 @@ def test_resign_hands_the_seat_to_a_bot(make_table):
 def test_resigning_on_your_turn_sends_the_bot_at_once(make_table, django_capture_on_commit_callbacks, monkeypatch):
     """The bot that takes the seat moves now, not when the turn clock runs out:
     the seat to move is a bot's, so the turn has no deadline and a bot turn is queued."""
-    from bots import tasks as bot_tasks
+    from config.celery import app as celery_app
+    from games import dispatch
 
     table = make_table(setup=PLAY_SETUP, turn_time_limit=60)
     assert table.game().turn_deadline is not None
     sent = []
-    monkeypatch.setattr(bot_tasks.play_bot_turn, "apply_async", lambda args, **options: sent.append(tuple(args)))
+    monkeypatch.setattr(celery_app, "send_task", lambda name, args, **options: sent.append((name, *args)))
     with django_capture_on_commit_callbacks(execute=True):
         body = ok(table.clients[1].post(table.action("resign")))
     assert body["game"]["turn_seat"] == 1 and body["game"]["turn_deadline"] is None
     assert body["you"]["turn_deadline"] is None
-    assert sent == [(table.game_id, table.game().seq)]
+    assert sent == [(dispatch.BOT_TURN_TASK, table.game_id, table.game().seq)]
 
 
 def test_resign_refusals(make_table, people):
@@ -347,7 +348,8 @@ def test_every_event_type_the_server_writes_is_documented():
 
     from tests.api.games_helpers import documented_event_types
 
-    written = set(re.findall(r'"type": "([a-z_]+)"', Path(services.__file__).read_text()))
+    sources = "".join(path.read_text() for path in Path(services.__file__).parent.glob("*.py"))
+    written = set(re.findall(r'"type": "([a-z_]+)"', sources))
     assert written, "no event payloads found: has the services module changed shape?"
     assert written | set(EVENT_TYPES) <= documented_event_types()
 

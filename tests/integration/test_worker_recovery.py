@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import services
+from games import services, turns
 from games.models import Game, Move
 from ops.models import Heartbeat
 from tests.integration.test_bots_and_clocks import FOUR_PLAYERS, bot_table
@@ -28,7 +28,7 @@ def health(client) -> tuple[int, dict]:
 
 
 def first_bot_due(game: Game):
-    return next(t.due_at for t in services.pending_turns() if t.game_id == game.pk)
+    return next(t.due_at for t in turns.pending_turns() if t.game_id == game.pk)
 
 
 def test_without_beat_a_new_worker_plays_the_turn_a_killed_worker_held(make_player, start_worker, api_client, settings):

@@ -226,7 +226,7 @@ def test_services_record_nothing_when_the_game_service_refuses(moderator: Any, m
     from moderation import services as moderation
 
     table = make_table()
-    services.game_abort(game_id=table.game_id, by=moderator, reason="first", as_moderator=True)
+    services.game_abort_as_moderator(game_id=table.game_id, by=moderator, reason="first")
     with pytest.raises(ApiError) as refusal:
         moderation.moderation_game_abort(game_id=table.game_id, by=moderator, reason="again")
     assert refusal.value.code == "game_aborted" and not AuditEntry.objects.exists()

@@ -31,7 +31,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
+from config.celery import app
 from games import services
+from games.live import game_channel
 from games.engine import Match
 from games.models import Game, GameStatus, Move
 from players.models import User
@@ -64,8 +66,6 @@ class Command(BaseCommand):
         worker = None
         if not options["no_worker"]:
             # A queue of its own: no other worker on this Redis takes the bench's tasks.
-            from config.celery import app
-
             app.conf.task_default_queue = f"bench-{tag}"
             worker = self._start_worker(options["concurrency"], app.conf.task_default_queue)
         try:
@@ -76,7 +76,7 @@ class Command(BaseCommand):
                 worker.terminate()
                 worker.wait(20)
             if not options["keep"]:
-                Game.objects.filter(creator=human).delete()
+                services.games_purge(creator=human)
                 human.delete()
         out = self.stdout.write
         out(f"bot_matches: {options['matches']} four-bot matches, {moves} moves in {elapsed:.1f} s "
@@ -120,7 +120,6 @@ class Command(BaseCommand):
         the worker's CPU on a small machine."""
         import redis
 
-        from games.live import game_channel
 
         latencies: list[float] = []
         pubsub = redis.Redis.from_url(settings.REDIS_URL).pubsub(ignore_subscribe_messages=True)

@@ -19,7 +19,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from moderation import services as moderation
-from moderation.admin_actions import ModerateMixin, reason_action
+from moderation.admin.actions import ModerateMixin, reason_action
 from players.models import ApiToken, User
 
 #: Fields only the moderation actions change on an existing account.

@@ -1,5 +1,10 @@
 """Bot strategies: pluggable move choosers for server bots and turn-clock fallbacks.
 
+The registry lives in ``games`` because the games services need it (a bot seat's
+strategy is checked when it is added; the turn clock plays ``greedy`` for an
+absent player); other apps (``bots``) may register more with ``@register``.
+Strategies are pure: they see only what the seat may see.
+
 A strategy is a callable ``choose(view, rng) -> move``. ``view`` is exactly what the
 seat may see (``games.engine.seat_view``: its own hand, the layout, hand sizes,
 ``legal_moves`` ...), so a strategy can never cheat; it must return one of

@@ -25,15 +25,15 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
-from bots.strategies import STRATEGIES
+from games.strategies import STRATEGIES
 from core.errors import ApiError
-from games import engine, selectors
+from games import engine, selectors, turns
 from games import services as game_services
 from games.engine import Match
 from games.models import Game, Move, Seat
 from moderation import services as moderation
-from moderation.admin import AuditEntryInline, ReadOnlyAdminMixin
-from moderation.admin_actions import ModerateMixin, ReasonForm, error_text, reason_action, render_action_page
+from moderation.admin.audit import AuditEntryInline, ReadOnlyAdminMixin
+from moderation.admin.actions import ModerateMixin, ReasonForm, error_text, reason_action, render_action_page
 
 #: A game is "stuck" when its follow-up work is this late (a turn clock past its
 #: deadline, a bot that has not moved): the worker or the sweep should have acted.
@@ -90,8 +90,8 @@ class StuckFilter(admin.SimpleListFilter):
     def queryset(self, request: HttpRequest, queryset: QuerySet[Game]) -> QuerySet[Game]:
         if self.value() != "yes":
             return queryset
-        late = game_services.overdue_games(now=timezone.now() - STUCK_GRACE)
-        return queryset.filter(pk__in={game_id for game_id, _seq, _kind in late})
+        late = turns.overdue_turns(now=timezone.now() - STUCK_GRACE)
+        return queryset.filter(pk__in={turn.game_id for turn in late})
 
 
 # -- inlines ------------------------------------------------------------------

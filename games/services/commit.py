@@ -1,0 +1,217 @@
+"""The one path for every state change of a game.
+
+Every service that changes a game - a move, a lobby action, a bot's turn, a turn
+clock, a moderator's action - does it inside ``game_change`` (or
+``game_change_new`` for a table that does not exist yet)::
+
+    with game_change(game_id) as change:       # transaction + the game row locked (and re-read)
+        require_status(change.game, ...)        # check against what is locked
+        change.seat_update(seat, player=...)    # the seats, through the change
+        change.match_store(match, payloads)     # the engine's new state and its events
+        # or change.move_record(...), change.events_append(...), change.mark_moderated()
+
+When the block ends without an exception, the change saves the fields it
+touched and registers, for after the commit, the notice to live listeners and
+the follow-up task (the next bot turn, the turn clock: ``games.dispatch``).  An
+exception rolls everything back and nothing is published.  A block that changes
+nothing writes and publishes nothing.
+
+This module is the only one that writes ``Game``, ``Seat``, ``Move`` and
+``Event`` rows (``tests/contract/test_architecture.py`` checks it), so the row
+lock, the event log and the follow-ups cannot be forgotten by a new service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from games import dispatch, engine
+from games.engine import Match
+from games.engine import Move as EngineMove
+from core.errors import CoreCode
+from games.errors import GameError
+from games.models import Event, Game, GameStatus, Move, Seat
+from players.models import User
+
+
+@dataclass
+class MoveResult:
+    game: Game
+    move: Move
+    events: list[Event]
+    replayed: bool = False  # an Idempotency-Key retry: the first answer, not a second move
+    # The game as the move left it, for the answer without reading it again:
+    # its seats (players loaded) and engine state. None on a replay.
+    seats: list[Seat] | None = None
+    match: Match | None = None
+
+
+class GameChange:
+    """A locked game and what one state change does to it (see the module's doc)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.events: list[Event] = []
+        self._fields: set[str] = set()
+        self._bot_turn = False
+        self._notify_seats: list[Seat] | None = None
+
+    # -- what a change may do ---------------------------------------------------
+
+    def update(self, **values: Any) -> None:
+        """Set fields of the game row (saved when the change ends)."""
+        for name, value in values.items():
+            setattr(self.game, name, value)
+        self._fields.update(values)
+
+    def events_append(self, *payloads: dict[str, Any]) -> list[Event]:
+        """Append events to the game's log, each with the next seq."""
+        rows = []
+        for data in payloads:
+            self.game.seq += 1
+            rows.append(Event(game=self.game, seq=self.game.seq, type=data["type"], data=data))
+        created = Event.objects.bulk_create(rows)
+        self.events += created
+        self._fields.add("seq")
+        return created
+
+    def seat_update(self, seat: Seat, **values: Any) -> None:
+        """Change one of the game's seats (read under this change's lock)."""
+        if seat.game_id != self.game.pk:
+            raise ValueError(f"seat {seat.pk} is not a seat of game {self.game.pk}")
+        for name, value in values.items():
+            setattr(seat, name, value)
+        seat.save(update_fields=list(values))
+
+    def turn_recompute(self, match: Match | None = None, seats: list[Seat] | None = None) -> None:
+        """Keep the denormalised turn and its deadline in step with the engine state,
+        and note whether a server bot is to move (bot turns have no deadline).
+        ``seats``: the game's seats, when the caller has them (saves a query)."""
+        game = self.game
+        match = match or Match.from_dict(game.state)
+        self._fields.update(("turn_seat", "turn_deadline"))
+        if match.status != engine.PLAYING or game.status != GameStatus.RUNNING:
+            game.turn_seat = None
+            game.turn_deadline = None
+            self._bot_turn = False
+            return
+        game.turn_seat = match.turn
+        if seats is not None:
+            bot_turn = seats[match.turn].bot_controlled
+        else:
+            bot_turn = game.seats.filter(number=match.turn).exclude(bot_strategy="").exists()
+        limit = game.turn_time_limit
+        game.turn_deadline = timezone.now() + timedelta(seconds=limit) if limit and not bot_turn else None
+        self._bot_turn = bot_turn
+
+    def match_store(
+        self, match: Match, payloads: list[dict[str, Any]], seats: list[Seat] | None = None
+    ) -> list[Event]:
+        """Store the engine's new state and its events (and the result when the
+        match has ended); recompute the turn."""
+        rows = self.events_append(*payloads)
+        self.update(state=match.to_dict())
+        if match.status == engine.ENDED:
+            self.update(
+                status=GameStatus.FINISHED,
+                finished_at=timezone.now(),
+                result={"totals": match.totals, "winners": match.winners, "tie_break": match.tie_break},
+            )
+        self.turn_recompute(match, seats)
+        return rows
+
+    def move_record(
+        self, seat: Seat, move: dict[str, Any], *, source: str, actor: User | None, idempotency_key: str = "",
+        match: Match | None = None, seats: list[Seat] | None = None,
+    ) -> MoveResult:
+        """Apply one move to the running game through the engine and store
+        everything it changed. A ``RuleError`` propagates before anything is
+        written. ``match`` and ``seats``: the game's engine state and seats, when
+        the caller already read them (``seats`` also say whom to notify)."""
+        game = self.game
+        match = match or Match.from_dict(game.state)
+        round_number = match.round_number
+        payloads = match.apply(seat.number, move)
+        row = Move.objects.create(
+            game=game, number=match.move_count, seq=game.seq + 1, round=round_number, seat=seat.number,
+            payload=EngineMove.from_dict(move).to_dict(), source=source, actor=actor, idempotency_key=idempotency_key,
+        )
+        events = self.match_store(match, payloads, seats)
+        self.update(last_move_at=timezone.now())
+        self._notify_seats = seats
+        return MoveResult(game=game, move=row, events=events, seats=seats, match=match)
+
+    def mark_moderated(self) -> None:
+        """A moderator acted on this game (clients see ``moderated``)."""
+        if not self.game.moderated:
+            self.update(moderated=True)
+
+    # -- the end of the change ----------------------------------------------------
+
+    def _finish(self) -> None:
+        if not self._fields:
+            return  # nothing changed: nothing to write or tell
+        self.game.save(update_fields=sorted(self._fields))
+        game, seats = self.game, self._notify_seats
+        plan = dispatch.FollowUp(
+            game_id=game.pk, seq=game.seq, bot_turn=self._bot_turn, bot_delay_ms=game.bot_delay_ms,
+            deadline=game.turn_deadline,
+            user_ids=None if seats is None else tuple(s.player_id for s in seats if s.player_id is not None),
+        )
+        transaction.on_commit(lambda: dispatch.after_commit(plan))
+
+
+class GameGone(GameError):
+    """There is no game with that id (``not_found``)."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(CoreCode.NOT_FOUND, f"There is no game {game_id}.")
+
+
+def _lock(game_id: int) -> Game:
+    """The game row, locked until the transaction ends (its creator read along, unlocked)."""
+    try:
+        return Game.objects.select_related("creator").select_for_update(of=("self",)).get(pk=game_id)
+    except Game.DoesNotExist:
+        raise GameGone(game_id) from None
+
+
+@contextmanager
+def game_change(game_id: int) -> Iterator[GameChange]:
+    """One state change of game ``game_id``: a transaction with the row locked;
+    ``GameGone`` (``not_found``) if there is no such game."""
+    with transaction.atomic():
+        change = GameChange(_lock(game_id))
+        yield change
+        change._finish()
+
+
+@contextmanager
+def game_change_new(*, seats: int, **fields: Any) -> Iterator[GameChange]:
+    """A new table with ``seats`` empty seats, as the first change of its life."""
+    with transaction.atomic():
+        game = Game.objects.create(**fields)
+        Seat.objects.bulk_create(Seat(game=game, number=n) for n in range(seats))
+        change = GameChange(game)
+        yield change
+        change._finish()
+
+
+def locked_seats(change: GameChange) -> list[Seat]:
+    """The game's seats, locked, in seat order."""
+    return list(change.game.seats.select_for_update().order_by("number"))
+
+
+def games_purge(*, creator: User) -> int:
+    """Delete every game ``creator`` opened, with its seats, moves and events (for
+    tools that clean up their own benchmark tables: nobody is told). Returns how
+    many games went."""
+    _, by_model = Game.objects.filter(creator=creator).delete()
+    return by_model.get(Game._meta.label, 0)

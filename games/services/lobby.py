@@ -1,0 +1,141 @@
+"""Tables before and at the start: open, sit, leave, add bots, start, abort."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.utils import timezone
+
+from core.errors import CoreCode
+from games import engine
+from games.engine import Match, Ruleset
+from games.errors import GameCode, GameError, engine_refusals
+from games.models import Game, GameStatus, Seat
+from games.services.commit import GameChange, game_change, game_change_new, locked_seats
+from games.services.guards import require_creator, require_status
+from games.strategies import STRATEGIES
+from players.models import User
+
+MAX_SEED = 2**63 - 1
+
+
+def game_create(
+    *,
+    creator: User,
+    ruleset: dict[str, Any] | None = None,
+    turn_time_limit: int | None = None,
+    bot_delay_ms: int = 0,
+    seed: int | None = None,
+    setup: dict[str, Any] | None = None,
+    sit: bool = True,
+) -> Game:
+    """Open a table. A fixed seed or a set-up position makes it a practice game."""
+    with engine_refusals():  # invalid_ruleset / invalid_setup -> 400
+        rules = Ruleset.from_dict(ruleset)
+        if setup is not None:
+            engine.Setup.from_dict(setup, rules)  # validate now, not at the start
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise GameError(CoreCode.VALIDATION_ERROR, f"seed must be 0 to {MAX_SEED}.", errors={"seed": ["out of range"]})
+    with game_change_new(
+        seats=rules.players,
+        creator=creator,
+        ruleset=rules.to_dict(),
+        seed=secrets.randbelow(MAX_SEED) if seed is None else seed,
+        setup=setup,
+        practice=seed is not None or setup is not None,
+        turn_time_limit=turn_time_limit,
+        bot_delay_ms=bot_delay_ms,
+    ) as change:
+        game = change.game
+        events = [{"type": "game_created", "creator": creator.username, "ruleset": rules.to_dict(),
+                   "practice": game.practice}]
+        if sit:
+            change.seat_update(game.seats.get(number=0), player=creator)
+            events.append({"type": "seat_taken", "seat": 0, "player": creator.username, "is_bot": creator.is_bot})
+        change.events_append(*events)
+    return game
+
+
+def _free_seat(change: GameChange, number: int | None) -> Seat:
+    seats = locked_seats(change)
+    if number is None:
+        free = next((s for s in seats if not s.is_taken), None)
+        if free is None:
+            raise GameError(GameCode.GAME_FULL, "Every seat is taken.")
+        return free
+    if not 0 <= number < len(seats):
+        raise GameError(GameCode.NO_SUCH_SEAT, f"Seats are numbered 0 to {len(seats) - 1}.")
+    if seats[number].is_taken:
+        raise GameError(GameCode.SEAT_TAKEN, f"Seat {number} is taken.")
+    return seats[number]
+
+
+def game_join(*, game_id: int, player: User, seat: int | None = None) -> Game:
+    with game_change(game_id) as change:
+        require_status(change.game, GameStatus.OPEN)
+        if change.game.seats.filter(player=player).exists():
+            raise GameError(GameCode.ALREADY_SEATED, "You already have a seat at this game.")
+        free = _free_seat(change, seat)
+        change.seat_update(free, player=player)
+        change.events_append({"type": "seat_taken", "seat": free.number, "player": player.username,
+                              "is_bot": player.is_bot})
+    return change.game
+
+
+def game_leave(*, game_id: int, player: User) -> Game:
+    with game_change(game_id) as change:
+        require_status(change.game, GameStatus.OPEN)
+        seat = change.game.seats.filter(player=player).first()
+        if seat is None:
+            raise GameError(GameCode.NOT_SEATED, "You have no seat at this game.")
+        change.seat_update(seat, player=None)
+        change.events_append({"type": "seat_left", "seat": seat.number, "player": player.username})
+    return change.game
+
+
+def game_add_bot(*, game_id: int, by: User, strategy: str, seat: int | None = None) -> Game:
+    if strategy not in STRATEGIES:
+        raise GameError(GameCode.UNKNOWN_STRATEGY,
+                        f"No bot strategy {strategy!r}; there are: {', '.join(sorted(STRATEGIES))}.")
+    with game_change(game_id) as change:
+        require_creator(change.game, by)
+        require_status(change.game, GameStatus.OPEN)
+        free = _free_seat(change, seat)
+        change.seat_update(free, bot_strategy=strategy)
+        change.events_append({"type": "bot_added", "seat": free.number, "strategy": strategy})
+    return change.game
+
+
+def game_start(*, game_id: int, by: User) -> Game:
+    with game_change(game_id) as change:
+        game = change.game
+        require_creator(game, by)
+        require_status(game, GameStatus.OPEN)
+        empty = [s.number for s in game.seats.all() if not s.is_taken]
+        if empty:
+            raise GameError(GameCode.SEATS_NOT_FILLED,
+                            f"Seat(s) {', '.join(map(str, empty))} still empty: fill them (or add bots) first.")
+        with engine_refusals():
+            match, payloads = Match.new(Ruleset.from_dict(game.ruleset), game.seed, game.setup)
+        change.update(status=GameStatus.RUNNING, started_at=timezone.now())
+        change.events_append({"type": "game_started"})
+        change.match_store(match, payloads)
+    return game
+
+
+def game_abort(*, game_id: int, by: User, reason: str = "") -> Game:
+    """The creator aborts a table in the lobby (a moderator aborts any unfinished
+    game with ``games.services.moderation.game_abort_as_moderator``)."""
+    with game_change(game_id) as change:
+        require_creator(change.game, by)
+        require_status(change.game, GameStatus.OPEN)
+        abort(change, by=by, reason=reason, moderator=False)
+    return change.game
+
+
+def abort(change: GameChange, *, by: User, reason: str, moderator: bool) -> None:
+    """End the game without a result (inside a change that has checked who may)."""
+    change.update(status=GameStatus.ABORTED, abort_reason=reason, finished_at=timezone.now(), turn_seat=None,
+                  turn_deadline=None)
+    change.events_append({"type": "game_aborted", "by": by.username, "moderator": moderator, "reason": reason})

@@ -1,0 +1,197 @@
+"""A running game: players' moves, server bots' turns, turn clocks, resigning and
+coming back."""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any
+
+from django.db import IntegrityError
+from django.utils import timezone
+
+from games import engine
+from games.engine import Match, RuleError
+from games.engine import Move as EngineMove
+from games.errors import GameCode, GameError, engine_refusals
+from games.models import Event, Game, GameStatus, Move, MoveSource
+from games.services.commit import GameChange, GameGone, MoveResult, game_change
+from games.services.guards import player_seat, require_status
+from games.strategies import STRATEGIES
+from players.models import User
+
+log = logging.getLogger(__name__)
+
+FALLBACK_STRATEGY = "greedy"  # plays for an absent player: draw/pass when that is all, else a legal move
+AWAY_AFTER_TIMEOUTS = 3
+
+
+def _replay_idempotent(game: Game, actor: User, key: str, move: dict[str, Any]) -> MoveResult | None:
+    first = Move.objects.filter(game=game, actor=actor, idempotency_key=key).first()
+    if first is None:
+        return None
+    try:
+        same = EngineMove.from_dict(move).to_dict() == first.payload
+    except RuleError:
+        same = False
+    if not same:
+        raise GameError(GameCode.IDEMPOTENCY_KEY_REUSED, "This Idempotency-Key was already used for a different move.")
+    return MoveResult(game=game, move=first, events=_move_events(game, first), replayed=True)
+
+
+def _move_events(game: Game, move: Move) -> list[Event]:
+    """The events ``move`` caused, as its first answer listed them: the engine's
+    events from its first seq on, up to the first event that is not the engine's
+    (a resignation, a timeout note, an abort ... recorded after it) or the next move."""
+    later = Event.objects.filter(game=game, seq__gte=move.seq).order_by("seq")
+    next_seq = Move.objects.filter(game=game, number=move.number + 1).values_list("seq", flat=True).first()
+    if next_seq is not None:
+        later = later.filter(seq__lt=next_seq)
+    events = []
+    for event in later:
+        if event.type not in engine.EVENT_TYPES:
+            break
+        events.append(event)
+    return events
+
+
+def move_submit(
+    *, game_id: int, player: User, move: dict[str, Any], expected_seq: int, idempotency_key: str = ""
+) -> MoveResult:
+    """A seated player's move. Refusals: stale_seq (409), the engine's rule codes
+    (422), game state codes (409); an Idempotency-Key retry returns the first answer."""
+    with game_change(game_id) as change:
+        game = change.game
+        if idempotency_key:
+            replay = _replay_idempotent(game, player, idempotency_key, move)
+            if replay is not None:
+                return replay
+        require_status(game, GameStatus.RUNNING)
+        seats = list(game.seats.select_related("player"))  # with the players: the answer shows them
+        seat = next((s for s in seats if s.player_id == player.pk), None)
+        if seat is None:
+            raise GameError(GameCode.NOT_SEATED, "You have no seat at this game.")
+        if seat.resigned:
+            raise GameError(GameCode.SEAT_RESIGNED, "You resigned: a server bot plays your seat.")
+        if seat.away:
+            raise GameError(GameCode.SEAT_AWAY,
+                            "A bot plays your seat after repeated timeouts: POST .../return/ to take it back.")
+        if expected_seq != game.seq:
+            raise GameError(GameCode.STALE_SEQ, f"The game is at seq {game.seq}, not {expected_seq}: re-read it.",
+                            current_seq=game.seq)
+        try:
+            with engine_refusals():
+                result = change.move_record(seat, move, source=MoveSource.PLAYER, actor=player,
+                                            idempotency_key=idempotency_key, seats=seats)
+        except IntegrityError:  # pragma: no cover - the row lock makes this unreachable; the constraint is the backstop
+            raise GameError(GameCode.STALE_SEQ, "Another move was recorded first: re-read the game.",
+                            current_seq=game.seq) from None
+        if seat.timeouts_in_row:
+            change.seat_update(seat, timeouts_in_row=0)
+        return result
+
+
+def _choose(game: Game, match: Match, seat_number: int, strategy_name: str) -> dict[str, Any]:
+    """A strategy's move for a seat, from exactly what that seat may see."""
+    rng = random.Random(f"{game.seed}:{match.move_count}")
+    return STRATEGIES[strategy_name].choose(engine.seat_view(match, seat_number), rng)
+
+
+def _still_due(change: GameChange, expected_seq: int, what: str) -> bool:
+    """Is the locked game still where the task expects it (running, at ``expected_seq``)?"""
+    game = change.game
+    if game.status == GameStatus.RUNNING and game.seq == expected_seq:
+        return True
+    log.info("%s task for game %s at seq %s is stale (game %s at seq %s)", what, game.pk, expected_seq, game.status,
+             game.seq)
+    return False
+
+
+def bot_move(*, game_id: int, expected_seq: int) -> MoveResult | None:
+    """A server bot's turn. Does nothing when the game has moved on since
+    ``expected_seq`` or the seat to move is not a bot's (a duplicate or late task)."""
+    try:
+        with game_change(game_id) as change:
+            if not _still_due(change, expected_seq, "bot"):
+                return None
+            game = change.game
+            seats = list(game.seats.all())
+            seat = seats[game.turn_seat]
+            if not seat.bot_controlled:
+                log.info("bot task for game %s at seq %s: seat %s is not a bot's", game_id, expected_seq, seat.number)
+                return None
+            match = Match.from_dict(game.state)
+            move = _choose(game, match, seat.number, seat.bot_strategy)
+            return change.move_record(seat, move, source=MoveSource.BOT, actor=None, match=match, seats=seats)
+    except GameGone:
+        log.info("bot task for game %s at seq %s is stale (no such game)", game_id, expected_seq)
+        return None
+
+
+def turn_timeout(*, game_id: int, expected_seq: int) -> MoveResult | None:
+    """The turn clock ran out: move for the absent player with the fallback
+    strategy; after ``AWAY_AFTER_TIMEOUTS`` in a row a bot keeps the seat until the
+    player returns. Does nothing if the game moved on or the deadline is not due."""
+    try:
+        with game_change(game_id) as change:
+            return _timeout(change, expected_seq)
+    except GameGone:
+        return None
+
+
+def _timeout(change: GameChange, expected_seq: int) -> MoveResult | None:
+    """``turn_timeout`` on the locked game."""
+    game = change.game
+    if not _still_due(change, expected_seq, "turn clock"):
+        return None
+    if game.turn_deadline is None or game.turn_deadline > timezone.now():
+        return None
+    seats = list(game.seats.all())
+    seat = seats[game.turn_seat]
+    if seat.bot_controlled:
+        return None
+    timeouts = seat.timeouts_in_row + 1
+    notes: list[dict[str, Any]] = [{"type": "turn_timed_out", "seat": seat.number, "timeouts_in_row": timeouts}]
+    if timeouts >= AWAY_AFTER_TIMEOUTS:
+        change.seat_update(seat, timeouts_in_row=timeouts, away=True, bot_strategy=FALLBACK_STRATEGY)
+        notes.append({"type": "seat_handed_to_bot", "seat": seat.number, "bot_strategy": FALLBACK_STRATEGY,
+                      "reason": "timeouts"})
+    else:
+        change.seat_update(seat, timeouts_in_row=timeouts)
+    change.events_append(*notes)
+    match = Match.from_dict(game.state)
+    move = _choose(game, match, seat.number, FALLBACK_STRATEGY)
+    return change.move_record(seat, move, source=MoveSource.TIMEOUT, actor=None, match=match, seats=seats)
+
+
+def seat_change_record(change: GameChange, payload: dict[str, Any]) -> None:
+    """Record one event about a running game's seat (resigned, returned, handed to
+    a bot): who controls the seat to move may have changed, so the turn's deadline
+    and the bot follow-up are recomputed."""
+    change.events_append(payload)
+    change.turn_recompute()
+
+
+def seat_return(*, game_id: int, player: User) -> Game:
+    """An away player takes their seat back from the bot."""
+    with game_change(game_id) as change:
+        require_status(change.game, GameStatus.RUNNING)
+        seat = player_seat(change.game, player)
+        if not seat.away:
+            raise GameError(GameCode.SEAT_NOT_AWAY, "Your seat is not played by a bot: nothing to take back.")
+        change.seat_update(seat, away=False, bot_strategy="", timeouts_in_row=0)
+        seat_change_record(change, {"type": "seat_returned", "seat": seat.number, "player": player.username})
+    return change.game
+
+
+def game_resign(*, game_id: int, player: User, strategy: str = FALLBACK_STRATEGY) -> Game:
+    """Hand the player's seat to a server bot so the table can finish."""
+    with game_change(game_id) as change:
+        require_status(change.game, GameStatus.RUNNING)
+        seat = player_seat(change.game, player)
+        if seat.resigned:
+            raise GameError(GameCode.SEAT_RESIGNED, "You already resigned.")
+        change.seat_update(seat, resigned=True, away=False, bot_strategy=strategy)
+        seat_change_record(change, {"type": "seat_resigned", "seat": seat.number, "player": player.username,
+                                    "bot_strategy": strategy})
+    return change.game
