@@ -84,15 +84,18 @@ def register_error_codes(codes: Mapping[str, tuple[int, str]]) -> None:
         register_error_code(code, status=status, description=description)
 
 
-def register_enum(codes: type[StrEnum], specs: Mapping[str, tuple[int, str]], *, title: str | None = None) -> None:
+def register_enum(
+    codes: type[StrEnum], specs: Mapping[str, tuple[int, str] | tuple[int, str, str]], *, title: str | None = None
+) -> None:
     """Register every member of the enumeration ``codes``: ``specs`` gives each
-    one's ``(status, description)`` and must cover exactly the members."""
+    one's ``(status, description)`` or ``(status, description, title)`` and must
+    cover exactly the members."""
     missing, unknown = set(codes) - specs.keys(), specs.keys() - set(codes)
     if missing or unknown:
         raise ValueError(f"{codes.__name__}: no spec for {sorted(missing)}, no member for {sorted(unknown)}")
     for code in codes:
-        status, description = specs[code]
-        register_error_code(code, status=status, title=title, description=description)
+        status, description, *own_title = specs[code]
+        register_error_code(code, status=status, title=own_title[0] if own_title else title, description=description)
 
 
 def all_error_codes() -> dict[str, ErrorSpec]:

@@ -63,10 +63,10 @@ class FollowUp:
 def after_commit(plan: FollowUp) -> None:
     """Tell listeners the game moved, then send the follow-up task (if any)."""
     try:
-        players = plan.user_ids
-        if players is None:
+        players: Iterable[int | None] = plan.user_ids or ()
+        if plan.user_ids is None:
             players = Seat.objects.filter(game_id=plan.game_id, player__isnull=False).values_list("player_id", flat=True)
-        live.publish(game_id=plan.game_id, seq=plan.seq, user_ids=list(players))
+        live.publish(game_id=plan.game_id, seq=plan.seq, user_ids=[p for p in players if p is not None])
     except Exception:  # waiters re-read the database: a lost notice only delays them
         log.exception("could not publish game %s seq %s", plan.game_id, plan.seq)
     if plan.bot_turn:

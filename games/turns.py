@@ -32,7 +32,8 @@ def pending_turns() -> list[PendingTurn]:
     found: list[PendingTurn] = []
     running = Game.objects.filter(status=GameStatus.RUNNING)
     for game_id, seq, deadline in running.filter(turn_deadline__isnull=False).values_list("id", "seq", "turn_deadline"):
-        found.append(PendingTurn(game_id, seq, "timeout", deadline))
+        if deadline is not None:  # (the filter says so; the type does not)
+            found.append(PendingTurn(game_id, seq, "timeout", deadline))
     bots = running.filter(seats__number=models.F("turn_seat"), seats__bot_strategy__gt="")
     for game_id, seq, last, started, delay in bots.values_list("id", "seq", "last_move_at", "started_at", "bot_delay_ms"):
         since = last or started

@@ -36,6 +36,7 @@ from games.serializers import (
     MoveSubmitInput,
     SeatChoiceInput,
 )
+from players.authentication import request_account, request_viewer
 
 PAGE = 500
 IDEMPOTENCY_KEY = OpenApiParameter(
@@ -51,8 +52,6 @@ PAGE_PARAMETERS = [
 ]
 
 
-def _viewer(request: Request) -> Any:
-    return request.user if request.user.is_authenticated else None
 
 
 def game_body(game_id: int, viewer: Any) -> dict[str, Any]:
@@ -73,10 +72,11 @@ class GameListCreateApi(GenericAPIView):
     )
     def get(self, request: Request) -> Response:
         query = validated(GameListQueryInput, request.query_params)
-        if query["mine"] and not request.user.is_authenticated:
+        viewer = request_viewer(request)
+        if query["mine"] and viewer is None:
             raise GameError(CoreCode.NOT_AUTHENTICATED, "Log in to list your own games.")
-        games = selectors.game_list(status=query.get("status"), mine_of=request.user if query["mine"] else None)
-        page = self.paginate_queryset(games)
+        games = selectors.game_list(status=query.get("status"), mine_of=viewer if query["mine"] else None)
+        page = self.paginate_queryset(games) or []
         return self.get_paginated_response([output.game_summary_output(game) for game in page])
 
     @extend_schema(
@@ -87,10 +87,10 @@ class GameListCreateApi(GenericAPIView):
         data = validated(GameCreateInput, request.data)
         ruleset = data.get("ruleset") or {}
         game = services.game_create(
-            creator=request.user, ruleset=ruleset, turn_time_limit=data.get("turn_time_limit"),
+            creator=request_account(request), ruleset=ruleset, turn_time_limit=data.get("turn_time_limit"),
             bot_delay_ms=data["bot_delay_ms"], seed=data.get("seed"), setup=data.get("setup"), sit=data["sit"],
         )
-        return Response(game_body(game.pk, _viewer(request)), status=status.HTTP_201_CREATED)
+        return Response(game_body(game.pk, request_viewer(request)), status=status.HTTP_201_CREATED)
 
 
 class GameDetailApi(APIView):
@@ -98,7 +98,7 @@ class GameDetailApi(APIView):
 
     @extend_schema(operation_id="games_retrieve", summary="A game as you may see it", responses={200: GameOutput, **problem_responses("not_found")})
     def get(self, request: Request, game_id: int) -> Response:
-        return Response(game_body(game_id, _viewer(request)))
+        return Response(game_body(game_id, request_viewer(request)))
 
 
 class _GameActionApi(APIView):
@@ -113,14 +113,14 @@ class _GameActionApi(APIView):
     def post(self, request: Request, game_id: int) -> Response:
         data = validated(self.input_class, request.data) if self.input_class else {}
         game = self.act(request, game_id, data)
-        return Response(game_body(game.pk, _viewer(request)))
+        return Response(game_body(game.pk, request_viewer(request)))
 
 
-def _action_schema(operation_id: str, summary: str, *codes: str) -> Callable[[type], type]:
+def _action_schema(operation_id: str, summary: str, *codes: str) -> Callable[[type[_GameActionApi]], type]:
     """Class decorator: the OpenAPI operation of an action view's inherited ``post``
     (its request body is the view's ``input_class``)."""
 
-    def decorate(view: type) -> type:
+    def decorate(view: type[_GameActionApi]) -> type:
         return extend_schema_view(post=extend_schema(
             operation_id=operation_id, summary=summary, request=view.input_class,
             responses={200: GameOutput, **problem_responses(*codes)}))(view)
@@ -133,13 +133,13 @@ class GameJoinApi(_GameActionApi):
     input_class = SeatChoiceInput
 
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
-        return services.game_join(game_id=game_id, player=request.user, seat=data.get("seat"))
+        return services.game_join(game_id=game_id, player=request_account(request), seat=data.get("seat"))
 
 
 @_action_schema("games_leave", "Leave your seat before the start", "not_seated", "not_found", "game_already_started", "game_finished", "game_aborted")
 class GameLeaveApi(_GameActionApi):
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
-        return services.game_leave(game_id=game_id, player=request.user)
+        return services.game_leave(game_id=game_id, player=request_account(request))
 
 
 @_action_schema("games_bots_add", "Put a server bot in a seat (creator)", "validation_error", "unknown_strategy", "no_such_seat", "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted", "game_full", "seat_taken")
@@ -147,13 +147,13 @@ class GameBotAddApi(_GameActionApi):
     input_class = BotAddInput
 
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
-        return services.game_add_bot(game_id=game_id, by=request.user, strategy=data["strategy"], seat=data.get("seat"))
+        return services.game_add_bot(game_id=game_id, by=request_account(request), strategy=data["strategy"], seat=data.get("seat"))
 
 
 @_action_schema("games_start", "Start the game (creator, every seat taken)", "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted", "seats_not_filled")
 class GameStartApi(_GameActionApi):
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
-        return services.game_start(game_id=game_id, by=request.user)
+        return services.game_start(game_id=game_id, by=request_account(request))
 
 
 @_action_schema("games_abort", "Abort the table (its creator, before the start; moderators use the admin)", "validation_error", "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted")
@@ -161,19 +161,19 @@ class GameAbortApi(_GameActionApi):
     input_class = GameAbortInput
 
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
-        return services.game_abort(game_id=game_id, by=request.user, reason=data["reason"])
+        return services.game_abort(game_id=game_id, by=request_account(request), reason=data["reason"])
 
 
 @_action_schema("games_resign", "Resign: a server bot plays your seat to the end", "not_seated", "not_found", "game_not_started", "game_finished", "game_aborted", "seat_resigned")
 class GameResignApi(_GameActionApi):
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
-        return services.game_resign(game_id=game_id, player=request.user)
+        return services.game_resign(game_id=game_id, player=request_account(request))
 
 
 @_action_schema("games_return", "Take your seat back from the bot after repeated timeouts", "not_seated", "not_found", "game_not_started", "game_finished", "game_aborted", "seat_not_away")
 class GameReturnApi(_GameActionApi):
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
-        return services.seat_return(game_id=game_id, player=request.user)
+        return services.seat_return(game_id=game_id, player=request_account(request))
 
 
 class GameMovesApi(APIView):
@@ -205,15 +205,15 @@ class GameMovesApi(APIView):
         if len(key) > 128:
             raise GameError(CoreCode.VALIDATION_ERROR, "Idempotency-Key is at most 128 characters.", errors={"Idempotency-Key": ["too long"]})
         try:
-            result = services.move_submit(game_id=game_id, player=request.user, move=data, expected_seq=expected_seq, idempotency_key=key)
+            result = services.move_submit(game_id=game_id, player=request_account(request), move=data, expected_seq=expected_seq, idempotency_key=key)
         except GameError as error:
             if error.code == "stale_seq":
-                error.extra["game"] = game_body(game_id, request.user)
+                error.extra["game"] = game_body(game_id, request_account(request))
             raise
         if result.replayed:  # the first answer's move and events, the game as it is now
-            view = selectors.game_view(game=selectors.game_get(game_id=game_id), viewer=request.user)
+            view = selectors.game_view(game=selectors.game_get(game_id=game_id), viewer=request_account(request))
         else:  # the game as this move left it, from the rows the move locked
-            view = selectors.game_view(game=result.game, viewer=request.user, seats=result.seats, match=result.match)
+            view = selectors.game_view(game=result.game, viewer=request_account(request), seats=result.seats, match=result.match)
         body = {"move": output.move_output(result.move), "events": [output.event_output(e) for e in result.events],
                 "game": output.game_output(view)}
         if result.replayed:
@@ -248,4 +248,4 @@ class GameRecordApi(APIView):
                    responses={200: GameRecordOutput, **problem_responses("not_found", "game_not_finished")})
     def get(self, request: Request, game_id: int) -> Response:
         game = selectors.game_get(game_id=game_id)
-        return Response(GameRecordOutput(selectors.game_record(game=game, viewer=request.user)).data)
+        return Response(GameRecordOutput(selectors.game_record(game=game, viewer=request_viewer(request))).data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.http import HttpRequest
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
@@ -35,3 +36,18 @@ class ApiTokenAuthentication(BaseAuthentication):
 
     def authenticate_header(self, request: Request) -> str:
         return WWW_AUTHENTICATE
+
+
+def request_account(request: HttpRequest) -> User:
+    """The caller's account, where authentication is required (``IsAuthenticated``,
+    the admin's staff check): ``request.user`` typed as what it then is."""
+    user = request.user
+    if not isinstance(user, User):
+        raise exceptions.NotAuthenticated()
+    return user
+
+
+def request_viewer(request: HttpRequest) -> User | None:
+    """The caller's account, or None for an anonymous caller."""
+    user = request.user
+    return user if isinstance(user, User) else None

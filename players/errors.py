@@ -1,31 +1,37 @@
-"""Refusals about accounts and tokens."""
+"""The players layer's refusals: ``PlayerError`` with a ``PlayerCode``."""
 
-from core.errors import ApiError, Conflict, Unauthorized
+from __future__ import annotations
 
+from enum import StrEnum
+from typing import Any
 
-class UsernameTaken(Conflict):
-    code = "username_taken"
-    title = "Username taken"
-    description = "Another account already uses this username (usernames ignore case)."
-
-
-class InvalidCredentials(Unauthorized):
-    code = "invalid_credentials"
-    title = "Invalid credentials"
-    description = "The username or password is wrong, or the account is suspended."
+from core.errors import ApiError, CoreCode, register_enum
 
 
-class LoginLocked(ApiError):
-    code = "login_locked"
-    status = 429
-    title = "Password log-in locked"
-    description = (
-        "Too many wrong passwords for this account: password log-in is locked for `retry_after` "
-        "seconds (the lock grows with each further failure). API tokens keep working."
-    )
+class PlayerCode(StrEnum):
+    USERNAME_TAKEN = "username_taken"
+    INVALID_CREDENTIALS = "invalid_credentials"
+    LOGIN_LOCKED = "login_locked"
+    TOO_MANY_TOKENS = "too_many_tokens"
 
 
-class TooManyTokens(Conflict):
-    code = "too_many_tokens"
-    title = "Too many tokens"
-    description = "The account holds the most active API tokens it may (MAX_TOKENS_PER_ACCOUNT): revoke one first."
+register_enum(PlayerCode, {
+    PlayerCode.USERNAME_TAKEN: (
+        409, "Another account already uses this username (usernames ignore case).", "Username taken"),
+    PlayerCode.INVALID_CREDENTIALS: (
+        401, "The username or password is wrong, or the account is suspended.", "Invalid credentials"),
+    PlayerCode.LOGIN_LOCKED: (
+        429, "Too many wrong passwords for this account: password log-in is locked for `retry_after` "
+        "seconds (the lock grows with each further failure). API tokens keep working.", "Password log-in locked"),
+    PlayerCode.TOO_MANY_TOKENS: (
+        409, "The account holds the most active API tokens it may (MAX_TOKENS_PER_ACCOUNT): revoke one first.",
+        "Too many tokens"),
+})
+
+
+class PlayerError(ApiError):
+    """A refusal about an account or a token: a ``PlayerCode`` (or a ``CoreCode``
+    such as ``not_found``); keyword arguments become members of the problem body."""
+
+    def __init__(self, code: PlayerCode | CoreCode, detail: str, **extra: Any) -> None:
+        super().__init__(detail, code=code, extra=extra)

@@ -14,10 +14,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core import notify
-from core.errors import ApiError
+from core.errors import CoreCode
 from core.limits import Limit
 from players import login
-from players.errors import InvalidCredentials, LoginLocked, TooManyTokens, UsernameTaken
+from players.errors import PlayerCode, PlayerError
 from players.models import ApiToken, User
 from players.tokens import token_digest, token_generate
 
@@ -41,29 +41,30 @@ def user_register(*, username: str, password: str, is_bot: bool = False) -> User
     except ValidationError as error:
         raise ValidationError({"password": error.messages}) from error
     if User.objects.filter(username__iexact=username).exists():
-        raise UsernameTaken(f"The username {username!r} is taken.")
+        raise PlayerError(PlayerCode.USERNAME_TAKEN, f"The username {username!r} is taken.")
     user.set_password(password)
     try:
         with transaction.atomic():
             user.save()
     except IntegrityError:  # registered by someone else since the check above
-        raise UsernameTaken(f"The username {username!r} is taken.") from None
+        raise PlayerError(PlayerCode.USERNAME_TAKEN, f"The username {username!r} is taken.") from None
     return user
 
 
 def user_authenticate(*, username: str, password: str) -> User:
-    """The active user with these credentials, or ``InvalidCredentials``; while the
-    account's password log-in is locked (``players.login``), ``LoginLocked``."""
+    """The active user with these credentials, or ``invalid_credentials``; while the
+    account's password log-in is locked (``players.login``), ``login_locked``."""
     account = login.account_for(username)
     if account is not None and (wait := login.locked_for(account)):
-        raise LoginLocked(
+        raise PlayerError(
+            PlayerCode.LOGIN_LOCKED,
             f"Too many wrong passwords: password log-in to this account is locked for "
             f"{math.ceil(wait)} s. Its API tokens keep working.",
-            extra={"retry_after": math.ceil(wait)},
+            retry_after=math.ceil(wait),
         )
     user = authenticate(username=username, password=password)  # counts the failure (players.login)
     if user is None:
-        raise InvalidCredentials("Wrong username or password.")
+        raise PlayerError(PlayerCode.INVALID_CREDENTIALS, "Wrong username or password.")
     return user
 
 
@@ -71,16 +72,17 @@ def token_issue(*, user: User, name: str) -> IssuedToken:
     """A new token asked for over the API: within ``MAX_TOKENS_PER_ACCOUNT`` active
     tokens and ``THROTTLE_TOKENS`` new ones per account."""
     if ApiToken.objects.filter(user=user, revoked_at__isnull=True).count() >= settings.MAX_TOKENS_PER_ACCOUNT:
-        raise TooManyTokens(
+        raise PlayerError(
+            PlayerCode.TOO_MANY_TOKENS,
             f"You hold {settings.MAX_TOKENS_PER_ACCOUNT} active tokens, the most an account may: "
             "revoke one you no longer use (DELETE /api/v1/tokens/{id}/)."
         )
     wait = Limit("tokens", settings.THROTTLE_TOKENS, store="database").hit(str(user.pk))
     if wait is not None:
-        raise ApiError(
+        raise PlayerError(
+            CoreCode.RATE_LIMITED,
             f"Too many new tokens for this account: try again in {math.ceil(wait)} s.",
-            code="rate_limited",
-            extra={"retry_after": math.ceil(wait)},
+            retry_after=math.ceil(wait),
         )
     return token_create(user=user, name=name)
 

@@ -6,7 +6,6 @@ from typing import Any, cast
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotAuthenticated
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny, BasePermission, IsAuthenticated
 from rest_framework.request import Request
@@ -14,11 +13,12 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
-from core.errors import NotFound
+from core.errors import CoreCode
 from core.inputs import validated
 from core.schema import problem_responses
 from core.throttling import AddressRateThrottle
 from players import selectors, services
+from players.errors import PlayerError
 from players.models import User
 from players.serializers import (
     AccountOutput,
@@ -79,7 +79,7 @@ class PlayerDetailApi(APIView):
     def get(self, request: Request, username: str) -> Response:
         player = selectors.player_get(username=username)
         if player is None:
-            raise NotFound(f"There is no player {username!r}.")
+            raise PlayerError(CoreCode.NOT_FOUND, f"There is no player {username!r}.")
         return Response(PlayerOutput(player).data)
 
 
@@ -143,7 +143,7 @@ class TokenCollectionApi(GenericAPIView):
         elif request.user.is_authenticated:
             user = request.user
         else:
-            raise NotAuthenticated("Send username and password, or authenticate.")
+            raise PlayerError(CoreCode.NOT_AUTHENTICATED, "Send username and password, or authenticate.")
         issued = services.token_issue(user=user, name=credentials["name"])
         return Response(TokenCreatedOutput(issued).data, status=status.HTTP_201_CREATED)
 
@@ -158,6 +158,6 @@ class TokenDetailApi(APIView):
     def delete(self, request: Request, token_id: int) -> Response:
         token = selectors.token_get_active_for_user(user=_account(request), token_id=token_id)
         if token is None:
-            raise NotFound(f"You have no active token {token_id}.")
+            raise PlayerError(CoreCode.NOT_FOUND, f"You have no active token {token_id}.")
         services.token_revoke(token=token)
         return Response(status=status.HTTP_204_NO_CONTENT)

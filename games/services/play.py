@@ -97,6 +97,13 @@ def _choose(game: Game, match: Match, seat_number: int, strategy_name: str) -> d
     return STRATEGIES[strategy_name].choose(engine.seat_view(match, seat_number), rng)
 
 
+def _turn_seat(game: Game) -> int:
+    """The seat to move of a running game (set whenever the engine is playing)."""
+    if game.turn_seat is None:
+        raise RuntimeError(f"running game {game.pk} has no seat to move")
+    return game.turn_seat
+
+
 def _still_due(change: GameChange, expected_seq: int, what: str) -> bool:
     """Is the locked game still where the task expects it (running, at ``expected_seq``)?"""
     game = change.game
@@ -116,7 +123,7 @@ def bot_move(*, game_id: int, expected_seq: int) -> MoveResult | None:
                 return None
             game = change.game
             seats = list(game.seats.all())
-            seat = seats[game.turn_seat]
+            seat = seats[_turn_seat(game)]
             if not seat.bot_controlled:
                 log.info("bot task for game %s at seq %s: seat %s is not a bot's", game_id, expected_seq, seat.number)
                 return None
@@ -147,7 +154,7 @@ def _timeout(change: GameChange, expected_seq: int) -> MoveResult | None:
     if game.turn_deadline is None or game.turn_deadline > timezone.now():
         return None
     seats = list(game.seats.all())
-    seat = seats[game.turn_seat]
+    seat = seats[_turn_seat(game)]
     if seat.bot_controlled:
         return None
     timeouts = seat.timeouts_in_row + 1

@@ -26,6 +26,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from games.strategies import STRATEGIES
+from players.authentication import request_account
 from core.errors import ApiError
 from games import engine, selectors, turns
 from games import services as game_services
@@ -43,14 +44,15 @@ STUCK_GRACE = timedelta(seconds=5)
 def seat_label(seat: Seat) -> str:
     """``alice``, ``alice (bot: greedy)`` for a player a bot stands in for,
     ``bot: greedy`` for a server bot, ``(empty)``."""
-    if seat.player_id is None:
+    player = seat.player
+    if player is None:
         return f"bot: {seat.bot_strategy}" if seat.bot_strategy else "(empty)"
-    name = seat.player.username + (" [bot account]" if seat.player.is_bot else "")
+    name = player.username + (" [bot account]" if player.is_bot else "")
     return f"{name} (bot: {seat.bot_strategy})" if seat.bot_strategy else name
 
 
 def _is_bot(seat: Seat) -> bool:
-    return bool(seat.bot_strategy) or bool(seat.player_id and seat.player.is_bot)
+    return bool(seat.bot_strategy) or (seat.player is not None and seat.player.is_bot)
 
 
 def _public_view(game: Game) -> dict[str, Any] | None:
@@ -134,7 +136,8 @@ class SeatReasonForm(ReasonForm):
 
     def __init__(self, *args: Any, seats: list[Seat], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["seat"].choices = [(s.number, f"seat {s.number}: {seat_label(s)}") for s in seats]
+        seat_field: forms.TypedChoiceField = self.fields["seat"]  # type: ignore[assignment]  # declared above
+        seat_field.choices = [(s.number, f"seat {s.number}: {seat_label(s)}") for s in seats]
 
 
 class SeatToBotForm(SeatReasonForm):
@@ -165,7 +168,7 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         ("Scores", {"fields": ("scores",)}),
         ("Layout", {"fields": ("layout_picture",)}),
     )
-    readonly_fields = tuple(f for _name, spec in fieldsets for f in spec["fields"])
+    readonly_fields = tuple(str(f) for _name, spec in fieldsets for f in spec["fields"])
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
         seats = Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("number"))
@@ -243,7 +246,7 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         game = self._game_to_moderate(request, object_id)
 
         def perform(data: dict[str, Any]) -> str:
-            moderation.moderation_game_abort(game_id=game.pk, by=request.user, reason=data["reason"])
+            moderation.moderation_game_abort(game_id=game.pk, by=request_account(request), reason=data["reason"])
             return f"Game {game.pk} aborted."
 
         return self._act(request, game, ReasonForm(_form_data(request)), perform, title=f"Abort game {game.pk}",
@@ -255,7 +258,7 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         form = SeatToBotForm(_form_data(request), seats=seats)
 
         def perform(data: dict[str, Any]) -> str:
-            moderation.moderation_seat_to_bot(game_id=game.pk, seat_number=data["seat"], by=request.user,
+            moderation.moderation_seat_to_bot(game_id=game.pk, seat_number=data["seat"], by=request_account(request),
                                               reason=data["reason"], strategy=data["strategy"])
             return f"Seat {data['seat']} of game {game.pk} is now played by a bot ({data['strategy']})."
 
@@ -268,7 +271,7 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         form = SeatReasonForm(_form_data(request), seats=[s for s in game.seats.all() if s.is_taken])
 
         def perform(data: dict[str, Any]) -> str:
-            moderation.moderation_seat_remove(game_id=game.pk, seat_number=data["seat"], by=request.user,
+            moderation.moderation_seat_remove(game_id=game.pk, seat_number=data["seat"], by=request_account(request),
                                               reason=data["reason"])
             return f"Seat {data['seat']} of game {game.pk} is empty again."
 
@@ -279,7 +282,7 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         game = self._game_to_moderate(request, object_id)
 
         def perform(data: dict[str, Any]) -> HttpResponse:
-            full = moderation.moderation_hands_view(game_id=game.pk, by=request.user, reason=data["reason"])
+            full = moderation.moderation_hands_view(game_id=game.pk, by=request_account(request), reason=data["reason"])
             seats = list(game.seats.all())
             context = {
                 **self.admin_site.each_context(request),
@@ -299,7 +302,7 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.action(description="Abort selected games (asks for a reason)", permissions=["moderate"])
     def abort_selected(self, request: HttpRequest, queryset: QuerySet[Game]) -> HttpResponse | None:
         def perform(game: Game, reason: str) -> str:
-            moderation.moderation_game_abort(game_id=game.pk, by=request.user, reason=reason)
+            moderation.moderation_game_abort(game_id=game.pk, by=request_account(request), reason=reason)
             return "aborted."
 
         return reason_action(self, request, queryset, name="abort_selected", title="Abort games", perform=perform,

@@ -31,6 +31,7 @@ FIRST_PARTY = frozenset({*APPS, "tests", "tools"})
 ALLOWED: dict[tuple[str, str, str], str] = {
     ("core/apps.py", "CoreConfig.ready", "core.schema"): "registers OpenAPI extensions once apps are ready",
     ("players/apps.py", "PlayersConfig.ready", "players.schema"): "registers the token security scheme on ready",
+    ("games/apps.py", "GamesConfig.ready", "games.errors"): "registers the games' and engine's error codes on ready",
     # config/celery.py imports ops.worker when Django starts (config/__init__.py
     # loads the Celery app), before the app registry is ready: no models then.
     ("ops/worker.py", "Recovery.start", "games.dispatch"): "loaded with the Celery app, before apps are ready",

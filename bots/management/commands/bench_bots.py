@@ -31,7 +31,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
-from config.celery import app
+from celery import current_app as app
 from games import services
 from games.live import game_channel
 from games.engine import Match
