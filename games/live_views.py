@@ -20,10 +20,8 @@ from typing import Any
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db.models import Q
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import serializers
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -36,24 +34,13 @@ from games import output, selectors
 from games.errors import GameError
 from core.notify import auth_channel
 from games.live import HUB, game_channel, poll_seconds, user_channel
-from games.models import Game, GameStatus, Seat
-from games.serializers import EVENT_TYPE_CHOICES, EventPageOutput
+from games.models import GameStatus
+from games.serializers import EVENT_TYPE_CHOICES, AccountGameOutput, EventPageOutput, EventsQueryInput
 from games.views import game_body
 from players import selectors as player_selectors
 
-PAGE = 500
 RETRY_MS = 2000
 OVER = (GameStatus.FINISHED, GameStatus.ABORTED)
-
-
-class EventsQueryInput(serializers.Serializer):
-    after = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0,
-                                     help_text="Return events with seq greater than this.")
-    wait = serializers.FloatField(
-        min_value=0, max_value=settings.LONG_POLL_MAX_SECONDS, default=0,
-        help_text="If nothing is newer than `after`, wait up to this many seconds for it (long-poll); "
-        "an empty list means nothing happened meanwhile.",
-    )
 
 
 class EventStreamRenderer(BaseRenderer):
@@ -101,14 +88,6 @@ def sse(data: Any, *, event: str | None = None, event_id: str | int | None = Non
     return f"{head}data: {json.dumps(data, separators=(',', ':'), cls=DjangoJSONEncoder)}\n\n"
 
 
-def _event_page(game_id: int, after: int) -> dict[str, Any]:
-    game = Game.objects.only("id", "seq", "status").filter(pk=game_id).first()
-    if game is None:
-        raise GameError("not_found", f"There is no game {game_id}.")
-    events = selectors.event_list(game=game, after=after, limit=PAGE + 1) if game.seq > after else []
-    return {"seq": game.seq, "status": game.status, "events": events[:PAGE], "has_more": len(events) > PAGE}
-
-
 async def _wait(wake: asyncio.Event, seconds: float) -> None:
     with suppress(TimeoutError):
         await asyncio.wait_for(wake.wait(), max(0.0, seconds))
@@ -121,7 +100,7 @@ async def wait_for_events(game_id: int, after: int, seconds: float) -> dict[str,
     async with HUB.subscription([game_channel(game_id)]) as wake:
         while True:
             wake.clear()  # before reading: a notice during the read is not lost
-            page = await db_call(_event_page, game_id, after)
+            page = await db_call(selectors.event_page, game_id=game_id, after=after)
             remaining = deadline - loop.time()
             if page["events"] or page["status"] in OVER or remaining <= 0:
                 return page
@@ -142,7 +121,7 @@ class GameEventsApi(AsyncAPIView):
     async def get(self, request: Request, game_id: int) -> Response:
         query = validated(EventsQueryInput, request.query_params)
         after, wait = query["after"], query["wait"]
-        page = await db_call(_event_page, game_id, after)
+        page = await db_call(selectors.event_page, game_id=game_id, after=after)
         if not page["events"] and wait > 0 and page["status"] not in OVER:
             page = await wait_for_events(game_id, after, wait)
         return Response(output.event_page_output(page))
@@ -287,7 +266,7 @@ class _GameReader:
         self.after = after
 
     async def read(self) -> tuple[list[str], str]:
-        page = await db_call(_event_page, self.game_id, self.after)
+        page = await db_call(selectors.event_page, game_id=self.game_id, after=self.after)
         messages = []
         for event in page["events"]:
             messages.append(sse(output.event_output(event), event=event.type, event_id=event.seq))
@@ -302,16 +281,6 @@ class _GameReader:
 
 # -- the account stream -------------------------------------------------------
 
-class AccountGameOutput(serializers.Serializer):
-    game = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=GameStatus.choices)
-    seq = serializers.IntegerField()
-    seat = serializers.IntegerField()
-    your_turn = serializers.BooleanField()
-    turn_deadline = serializers.DateTimeField(allow_null=True)
-    result = serializers.JSONField(allow_null=True)
-
-
 ACCOUNT_STREAM_DESCRIPTION = (
     "A `text/event-stream` about all your games. On every (re)connect, `event: snapshot` with "
     "`{\"games\": [AccountGame ...]}` (your open and running games). Then, as they happen: "
@@ -320,21 +289,6 @@ ACCOUNT_STREAM_DESCRIPTION = (
     "Reconnecting gives a fresh snapshot, so nothing needs resuming. The stream closes when the token "
     "it was opened with is revoked or the account suspended (reconnecting then answers 401)."
 )
-
-
-def _account_games(user: Any, also: list[int]) -> list[dict[str, Any]]:
-    seated = Seat.objects.filter(player=user).values("game_id")  # a subquery: no join, no duplicates to remove
-    games = (Game.objects.filter(Q(pk__in=seated, status__in=(GameStatus.OPEN, GameStatus.RUNNING)) | Q(pk__in=also))
-             .defer("state").prefetch_related("seats"))
-    rows = []
-    for game in games:
-        seat = next((s for s in game.seats.all() if s.player_id == user.pk), None)
-        if seat is None:
-            continue
-        your_turn = game.status == GameStatus.RUNNING and game.turn_seat == seat.number and not seat.bot_controlled
-        rows.append({"game": game.pk, "status": game.status, "seq": game.seq, "seat": seat.number, "your_turn": your_turn,
-                     "turn_deadline": game.turn_deadline if your_turn else None, "result": game.result})
-    return sorted(rows, key=lambda r: r["game"])
 
 
 class AccountStreamApi(AsyncAPIView):
@@ -350,7 +304,7 @@ class AccountStreamApi(AsyncAPIView):
     )
     async def get(self, request: Request) -> StreamingHttpResponse:
         user = request.user
-        games = await db_call(_account_games, user, [])
+        games = await db_call(selectors.account_game_list, user=user)
         snapshot = {"games": AccountGameOutput(games, many=True).data}
         reader = _AccountReader(user, games)
         return _stream_response(_sse_stream(snapshot, user_channel(user.pk), reader.read, Credentials.of(request)))
@@ -366,7 +320,7 @@ class _AccountReader:
 
     async def read(self) -> tuple[list[str], str]:
         messages = []
-        for row in await db_call(_account_games, self.user, list(self.known)):
+        for row in await db_call(selectors.account_game_list, user=self.user, also=list(self.known)):
             before = self.known.get(row["game"])
             if before is not None and before["seq"] == row["seq"]:
                 continue  # nothing happened in this game
