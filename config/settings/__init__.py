@@ -45,6 +45,8 @@ heartbeats), ``health``, ``live`` (long-poll and streams), ``api`` (DRF,
 drf-spectacular, proxies, body size), ``logging``.
 """
 
+# The order above, not the alphabet's (no module redefines another's names).
+# isort: off
 from config.settings.base import *  # noqa: F403
 from config.settings.database import *  # noqa: F403
 from config.settings.accounts import *  # noqa: F403
@@ -54,3 +56,4 @@ from config.settings.health import *  # noqa: F403
 from config.settings.live import *  # noqa: F403
 from config.settings.api import *  # noqa: F403
 from config.settings.logging import *  # noqa: F403
+# isort: on
