@@ -1,6 +1,6 @@
 """The Celery application, named ``config``.
 
-Every setting lives in ``config/settings.py`` under the ``CELERY_`` prefix, so
+Every setting lives in ``config/settings/celery.py`` under the ``CELERY_`` prefix, so
 the web process and the workers read the same environment.  Run a worker with
 ``celery -A config worker``.  Every worker also re-sends the pending turns when it
 starts or reconnects, and records a heartbeat (``ops.worker.Recovery``).

@@ -37,5 +37,5 @@ loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 # otherwise believe them from any client on 127.0.0.1.
 forwarded_allow_ips = ""
 
-# Web processes keep a PostgreSQL connection pool per process (config/settings.py).
+# Web processes keep a PostgreSQL connection pool per process (config/settings/database.py).
 os.environ.setdefault("DB_POOL", "true")

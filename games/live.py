@@ -1,11 +1,15 @@
-"""Live updates of games: which channels a game's changes wake (``core.notify``
-does the waking, across processes).
+"""The fan-out hub of games: which channels a game's changes wake, and the waiting side.
 
-A notice carries no game data, only "game G is at seq S": the database stays the
-source of truth, and a waiter that wakes (or times out) reads the events it has
-not seen from there. ``publish`` is called after every commit
-(``games.dispatch``), by web processes and workers alike, on ``cf:game:<id>`` and
-the ``cf:user:<id>`` channel of every account seated at the game.
+``publish`` is called after every commit (``games.dispatch.after_commit``), by web
+processes and workers alike, on ``cf:game:<id>`` and on the ``cf:user:<id>``
+channel of every account seated at the game; ``core.notify`` does the waking,
+across processes through Redis when it is configured. ``games.streams`` waits on
+the same channels with ``HUB.subscription`` and re-reads the database at least
+every ``poll_seconds()``.
+
+A notice carries no game data, only "game G is at seq S" (``bench_bots`` reads
+it; no waiter does): the database stays the source of truth, and a waiter that
+wakes (or times out) reads the events it has not seen from there.
 """
 
 from __future__ import annotations

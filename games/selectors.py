@@ -102,6 +102,40 @@ def event_list(*, game: Game, after: int = 0, limit: int = 500) -> list[Event]:
     return list(Event.objects.filter(game=game, seq__gt=after).order_by("seq")[:limit])
 
 
+EVENT_PAGE_SIZE = 500  # events per page of the long-poll and per read of a game's stream
+
+
+def event_page(*, game_id: int, after: int) -> dict[str, Any]:
+    """The game's seq and status and its events after seq ``after``, at most
+    ``EVENT_PAGE_SIZE`` of them (``has_more``: ask again after the last one).
+    Reads only the game's head row (not its state): streams ask this every wake."""
+    game = Game.objects.only("id", "seq", "status").filter(pk=game_id).first()
+    if game is None:
+        raise GameError("not_found", f"There is no game {game_id}.")
+    events = event_list(game=game, after=after, limit=EVENT_PAGE_SIZE + 1) if game.seq > after else []
+    return {"seq": game.seq, "status": game.status, "events": events[:EVENT_PAGE_SIZE],
+            "has_more": len(events) > EVENT_PAGE_SIZE}
+
+
+def account_game_list(*, user: User, also: Iterable[int] = ()) -> list[dict[str, Any]]:
+    """The account's open and running games, and the games ``also`` names (whatever
+    their status: a stream follows its known games to their end), as ``AccountGameOutput``
+    rows in game order. ``your_turn`` only where the player (not a bot) is to move."""
+    seated = Seat.objects.filter(player=user).values("game_id")  # a subquery: no join, no duplicates to remove
+    current = Q(pk__in=seated, status__in=(GameStatus.OPEN, GameStatus.RUNNING))
+    games = Game.objects.filter(current | Q(pk__in=list(also))).defer("state").prefetch_related("seats")
+    rows = []
+    for game in games:
+        seat = next((s for s in game.seats.all() if s.player_id == user.pk), None)
+        if seat is None:
+            continue
+        your_turn = game.status == GameStatus.RUNNING and game.turn_seat == seat.number and not seat.bot_controlled
+        rows.append({"game": game.pk, "status": game.status, "seq": game.seq, "seat": seat.number,
+                     "your_turn": your_turn, "turn_deadline": game.turn_deadline if your_turn else None,
+                     "result": game.result})
+    return sorted(rows, key=lambda r: r["game"])
+
+
 def move_list(*, game: Game, after: int = 0, limit: int = 500) -> list[Move]:
     """Moves after move number ``after``."""
     return list(Move.objects.filter(game=game, number__gt=after).select_related("actor").order_by("number")[:limit])

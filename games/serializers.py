@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -101,6 +102,16 @@ class AfterQueryInput(serializers.Serializer):
 class GameListQueryInput(serializers.Serializer):
     status = serializers.ChoiceField(choices=GameStatus.choices, required=False)
     mine = serializers.BooleanField(required=False, default=False)
+
+
+class EventsQueryInput(serializers.Serializer):
+    after = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0,
+                                     help_text="Return events with seq greater than this.")
+    wait = serializers.FloatField(
+        min_value=0, max_value=settings.LONG_POLL_MAX_SECONDS, default=0,
+        help_text="If nothing is newer than `after`, wait up to this many seconds for it (long-poll); "
+        "an empty list means nothing happened meanwhile.",
+    )
 
 
 # -- outputs ------------------------------------------------------------------
@@ -254,6 +265,18 @@ class EventPageOutput(serializers.Serializer):
     status = serializers.ChoiceField(choices=GameStatus.choices, help_text="The game's status (stop waiting once it is over).")
     events = EventOutput(many=True)
     has_more = serializers.BooleanField(help_text="More events follow: ask again with after = the last seq.")
+
+
+class AccountGameOutput(serializers.Serializer):
+    """One of an account's games, as its stream (GET /me/stream/) sends it."""
+
+    game = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=GameStatus.choices)
+    seq = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    your_turn = serializers.BooleanField()
+    turn_deadline = serializers.DateTimeField(allow_null=True)
+    result = serializers.JSONField(allow_null=True)
 
 
 class MoveOutput(serializers.Serializer):

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from games import live_views, services
+from games import selectors, services
 from games import views as game_views
 from games.engine import EVENT_TYPES
 from games.models import Event, Move, Seat
@@ -358,7 +358,7 @@ def test_events_come_in_pages(make_table, api_client, monkeypatch):
     table = make_table(setup=PLAY_SETUP)
     play_a_few(table)
     everything = ok(api_client.get(table.action("events")))["events"]
-    monkeypatch.setattr(live_views, "PAGE", 4)
+    monkeypatch.setattr(selectors, "EVENT_PAGE_SIZE", 4)
     first = ok(api_client.get(table.action("events")))
     assert first["has_more"] is True and first["events"] == everything[:4]
     assert list(all_events(api_client, table.game_id)) == everything

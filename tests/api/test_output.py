@@ -11,7 +11,6 @@ import pytest
 from django.contrib.auth.models import Permission
 
 from games import output, selectors, services
-from games.live_views import _event_page
 from games.models import Event, Game, Move
 from games.serializers import (
     EventOutput,
@@ -58,7 +57,7 @@ def test_game_answers_equal_their_serializers(make_table: Any, people: Any) -> N
         assert [output.event_output(e) for e in events] == EventOutput(events, many=True).data
         moves = list(Move.objects.filter(game=game))
         assert [output.move_output(m) for m in moves] == MoveOutput(moves, many=True).data
-        page = _event_page(game.pk, 0)
+        page = selectors.event_page(game_id=game.pk, after=0)
         assert output.event_page_output(page) == EventPageOutput(page).data
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from games import live_views, services
+from games import services, streams
 from games.engine import Match
 from games.models import Game
 from players import services as player_services
@@ -136,13 +136,13 @@ def test_long_poll_wakes_on_a_new_move(make_player, token_client, no_polling, mo
     game, players = duel(make_player)
     client = token_client(players[1])
     waiting = threading.Event()
-    real_wait = live_views._wait
+    real_wait = streams._wait
 
     async def wait_and_tell(wake, seconds):  # the long-poll has read the game, found nothing, and now waits
         waiting.set()
         await real_wait(wake, seconds)
 
-    monkeypatch.setattr(live_views, "_wait", wait_and_tell)
+    monkeypatch.setattr(streams, "_wait", wait_and_tell)
     answer = in_background(lambda: client.get(f"/api/v1/games/{game.pk}/events/?after={game.seq}&wait={LONG_WAIT}"))
     assert waiting.wait(PROMPT), "the long-poll never started waiting"
     move_once(game.pk, players)

@@ -1,0 +1,59 @@
+"""Django settings (``config.settings``): every value comes from an environment variable.
+
+The defaults give the embedded mode (``make serve`` on a laptop): DEBUG on,
+SQLite in ``db.sqlite3`` beside this repository, no Redis.  Production sets at
+least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
+(PostgreSQL) and ``REDIS_URL``.
+
+| variable             | default                               |
+| -------------------- | ------------------------------------- |
+| DEBUG                | true                                  |
+| SECRET_KEY           | an insecure key, only while DEBUG     |
+| ALLOWED_HOSTS        | localhost,127.0.0.1,[::1] while DEBUG |
+| CSRF_TRUSTED_ORIGINS | (none)                                |
+| DATABASE_URL         | sqlite:///<repo>/db.sqlite3           |
+| DB_POOL              | false; true in web processes          |
+| DB_POOL_MIN/MAX      | 2 / 16 connections per process        |
+| CONN_MAX_AGE         | 60 (PostgreSQL with DB_POOL=false)    |
+| DB_PREPARED_STATEMENTS | true (PostgreSQL)                   |
+| REDIS_URL            | (empty: no Redis)                     |
+| RUN_DIR / BROKER_DIR | <repo>/.run, <RUN_DIR>/broker (serve) |
+| THROTTLE_ANON        | 120/minute                            |
+| THROTTLE_USER        | 1200/minute                           |
+| THROTTLE_MOVES       | 600/minute                            |
+| THROTTLE_LOGIN       | 30/hour (password attempts, address)  |
+| THROTTLE_REGISTER    | 10/hour (new accounts, per address)   |
+| THROTTLE_TOKENS      | 60/hour (new tokens, per account)     |
+| MAX_TOKENS_PER_ACCOUNT | 50                                  |
+| LOGIN_FREE_FAILURES / LOGIN_LOCK_SECONDS / LOGIN_LOCK_MAX_SECONDS | 5 / 60 / 3600 |
+| PAGE_SIZE            | 50                                    |
+| NUM_PROXIES          | 0 (X-Forwarded-For is not believed)   |
+| API_MAX_BODY_BYTES   | 65536                                 |
+| SERVE_STATIC         | true                                  |
+| LOG_LEVEL            | INFO                                  |
+
+Read by the web server, not here: WEB_CONCURRENCY (4 processes), PORT (8000),
+WEB_KEEPALIVE (5 s) in ``config/gunicorn.conf.py``; WSGI_THREADS (2 per
+process) in ``config/asgi.py``.
+
+Grouped by concern, one module each, assembled here in this order (a later
+module may use an earlier one's values, importing them by name):
+``env`` (the one ``environ.Env()`` and ``BASE_DIR``), ``base`` (Django: secrets,
+hosts, apps, middleware, templates, static files), ``database``, ``accounts``
+(log-in lock, tokens, passwords), ``redis`` (cache), ``celery`` (broker, beat,
+heartbeats), ``health``, ``live`` (long-poll and streams), ``api`` (DRF,
+drf-spectacular, proxies, body size), ``logging``.
+"""
+
+# The order above, not the alphabet's (no module redefines another's names).
+# isort: off
+from config.settings.base import *  # noqa: F403
+from config.settings.database import *  # noqa: F403
+from config.settings.accounts import *  # noqa: F403
+from config.settings.redis import *  # noqa: F403
+from config.settings.celery import *  # noqa: F403
+from config.settings.health import *  # noqa: F403
+from config.settings.live import *  # noqa: F403
+from config.settings.api import *  # noqa: F403
+from config.settings.logging import *  # noqa: F403
+# isort: on

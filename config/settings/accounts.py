@@ -1,0 +1,24 @@
+"""Accounts: the user model, password log-ins and their lock, API tokens."""
+
+from config.settings.env import env
+
+AUTH_USER_MODEL = "players.User"
+
+# Password log-ins go through the log-in lock (players.login): after
+# LOGIN_FREE_FAILURES wrong passwords in a row an account's password log-in is
+# locked for LOGIN_LOCK_SECONDS, doubling per further failure up to
+# LOGIN_LOCK_MAX_SECONDS. API tokens are not affected.
+AUTHENTICATION_BACKENDS = ["players.login.LockingModelBackend"]
+LOGIN_FREE_FAILURES = env.int("LOGIN_FREE_FAILURES", default=5)
+LOGIN_LOCK_SECONDS = env.int("LOGIN_LOCK_SECONDS", default=60)
+LOGIN_LOCK_MAX_SECONDS = env.int("LOGIN_LOCK_MAX_SECONDS", default=3600)
+# API tokens: at most this many active per account, at most THROTTLE_TOKENS new ones.
+MAX_TOKENS_PER_ACCOUNT = env.int("MAX_TOKENS_PER_ACCOUNT", default=50)
+THROTTLE_TOKENS = env.str("THROTTLE_TOKENS", default="60/hour")
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]

@@ -1,0 +1,89 @@
+"""The HTTP API: Django REST framework, the OpenAPI document (drf-spectacular), and what
+the API believes of a request (proxies in front, the largest body it reads)."""
+
+from config.settings.env import env
+
+# --- Clients -----------------------------------------------------------------------
+# How many proxies (load balancers) stand in front of the web server, each adding
+# the address it got the request from to X-Forwarded-For. 0: none, the header is
+# never believed (a client could send any address and dodge every rate limit).
+NUM_PROXIES = env.int("NUM_PROXIES", default=0)
+# The largest request body the API reads (413 payload_too_large above it).
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
+
+# --- Django REST framework ------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "players.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    # Closed by default: a view that anonymous callers may use says so itself.
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
+    "DEFAULT_METADATA_CLASS": "core.metadata.Metadata",  # OPTIONS
+    # REMOTE_ADDR is already the client's (core.middleware.ClientAddress): DRF must
+    # not read X-Forwarded-For on its own.
+    "NUM_PROXIES": 0,
+    # Atomic counters, keyed on the address ClientAddress settled (core.throttling).
+    "DEFAULT_THROTTLE_CLASSES": [
+        "core.throttling.AnonRateThrottle",
+        "core.throttling.UserRateThrottle",
+    ],
+    # Scopes of views' own throttles: "moves" (per account), "login" (password
+    # attempts per address), "register" (new accounts per address).
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env.str("THROTTLE_ANON", default="120/minute"),
+        "user": env.str("THROTTLE_USER", default="1200/minute"),
+        "moves": env.str("THROTTLE_MOVES", default="600/minute"),
+        "login": env.str("THROTTLE_LOGIN", default="30/hour"),
+        "register": env.str("THROTTLE_REGISTER", default="10/hour"),
+    },
+    "DEFAULT_PAGINATION_CLASS": "core.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": env.int("PAGE_SIZE", default=50),
+    "EXCEPTION_HANDLER": "core.exception_handler.problem_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "core.schema.AutoSchema",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Chicken Foot game server",
+    "VERSION": "1.0.0",
+    "DESCRIPTION": (
+        "Play Chicken Foot dominoes over HTTP. The server owns the rules: every "
+        "move is validated server-side and hidden tiles never leak.\n\n"
+        "## Authentication\n"
+        "Register with `POST /api/v1/players/`, then obtain an API token with "
+        "`POST /api/v1/tokens/` (username, password and a name for the token). "
+        "The token is shown once; send it as `Authorization: Bearer <token>`. "
+        "Browser sessions (`/api-auth/login/`) work too.\n\n"
+        "## Errors\n"
+        "Every error is an RFC 9457 problem document with media type "
+        "`application/problem+json`: `type`, `title`, `status`, `detail` and a "
+        "stable machine-readable `code` (see the `ErrorCode` schema for every "
+        "code). Validation errors add `errors` (field -> messages); rate limiting "
+        "adds `retry_after` (seconds) and a `Retry-After` header.\n\n"
+        "## Pagination\n"
+        "Lists take `limit` and `offset` and answer `{count, next, previous, results}`."
+    ),
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "GameStatusEnum": "games.models.GameStatus",
+        "MoveTypeEnum": "games.serializers.MOVE_TYPES",
+        "EventTypeEnum": "games.serializers.EVENT_TYPE_CHOICES",
+        "MatchStatusEnum": "games.serializers.MATCH_STATUSES",
+        "HandStatusEnum": "games.serializers.HAND_STATUSES",
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "games.schema.add_components",
+    ],
+}

@@ -1,0 +1,75 @@
+"""Celery (the app is ``config.celery``): the broker, task behaviour, beat's sweep, worker heartbeats."""
+
+from pathlib import Path
+
+from config.settings.env import BASE_DIR, env
+from config.settings.redis import REDIS_URL
+
+# The broker: Redis when REDIS_URL is set. Without it (the embedded default) a
+# folder on disk serves as the broker, so `make serve` still runs a real worker
+# and beat beside the web server: bots and clocks take the same code path as in
+# production. CELERY_BROKER_URL overrides both (the tests use memory://).
+# core.brokers has kombu's Redis and folder transports with the failures that
+# killed workers fixed (a half-written message file; a Redis restart while
+# tasks were unacknowledged).
+# What `manage.py serve` keeps on disk: the embedded broker, beat's schedule.
+RUN_DIR = Path(env.str("RUN_DIR", default=str(BASE_DIR / ".run")))
+BROKER_DIR = Path(env.str("BROKER_DIR", default=str(RUN_DIR / "broker")))
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or REDIS_URL or "filesystem://"
+CELERY_BROKER_TRANSPORT = {
+    "redis": "core.brokers:RedisTransport",
+    "rediss": "core.brokers:RedisTransport",
+    "filesystem": "core.brokers:FilesystemTransport",
+}.get(CELERY_BROKER_URL.partition("://")[0])
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker whose broker went away keeps trying for as long as it takes (Celery's
+# default gives up after 100 attempts and exits); every due turn is re-sent when
+# it is back (ops.worker).
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CONSUMER = "ops.worker:Consumer"  # ... trying every 3 s at most
+# Web processes send tasks after a move commits; with the broker down, one quick
+# attempt, then the move's answer goes out (the sweep re-sends the work).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.1, "interval_max": 0.1}
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR),
+        "data_folder_out": str(BROKER_DIR),
+        "control_folder": str(BROKER_DIR / "control"),
+        "polling_interval": 0.05,
+    }
+else:
+    # Long countdowns beyond the visibility timeout are redelivered (Celery's
+    # Redis docs): turn deadlines live in the database, a periodic sweep catches
+    # them, and no countdown longer than games.dispatch.MAX_COUNTDOWN_SECONDS is sent.
+    # Short socket timeouts: a Redis that stopped answering is noticed in
+    # seconds, not minutes, and a move never waits long on a dead broker.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": 3600,
+        "socket_connect_timeout": 2,
+        "socket_timeout": 5,
+        "socket_keepalive": True,
+        "health_check_interval": 10,
+    }
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=30)
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=20)
+# Tasks are idempotent (they re-lock and check the sequence number), so a task
+# lost with its worker may safely run again.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# On a lost broker connection, running tasks are cancelled rather than finished
+# unacknowledged (Celery 6's default; they roll back and are re-sent).
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="celery")
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# The sweep re-sends every lost timer and bot turn (ops.tasks.sweep).
+SWEEP_INTERVAL_SECONDS = env.float("SWEEP_INTERVAL_SECONDS", default=2.0)
+CELERY_BEAT_SCHEDULE = {
+    "sweep-overdue-games": {"task": "ops.sweep", "schedule": SWEEP_INTERVAL_SECONDS, "options": {"expires": 30}},
+}
+# Workers record a heartbeat this often (ops.worker); ops.health judges them by it.
+WORKER_HEARTBEAT_SECONDS = env.float("WORKER_HEARTBEAT_SECONDS", default=5.0)

@@ -1,0 +1,87 @@
+"""Server-Sent Events on the wire: the text of a stream, its HTTP response, and its contract.
+
+Nothing here knows what a stream is about: ``games.streams`` decides what to send
+and when; this module only says how an event, a keep-alive and the reconnect hint
+are written, how a resuming client's Last-Event-ID is read, and how an
+``text/event-stream`` answer is declared in the OpenAPI document.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import StreamingHttpResponse
+from rest_framework.renderers import BaseRenderer
+from rest_framework.request import Request
+
+from core.errors import ApiError
+
+RETRY_MS = 2000  # how long a client waits before it reconnects (the `retry:` line)
+KEEP_ALIVE = ": keep-alive\n\n"  # a comment: keeps proxies from closing an idle stream
+
+
+def sse(data: Any, *, event: str | None = None, event_id: str | int | None = None) -> str:
+    """One Server-Sent Event: ``data`` as compact JSON on one ``data:`` line."""
+    head = "" if event_id is None else f"id: {event_id}\n"
+    if event:
+        head += f"event: {event}\n"
+    return f"{head}data: {json.dumps(data, separators=(',', ':'), cls=DjangoJSONEncoder)}\n\n"
+
+
+def retry_hint() -> str:
+    """The reconnect delay, sent first on every stream."""
+    return f"retry: {RETRY_MS}\n\n"
+
+
+def last_event_id(request: Request, *, maximum: int) -> int | None:
+    """The id a reconnecting client last received (the ``Last-Event-ID`` header, or the
+    ``last_event_id`` query parameter for clients that cannot set headers); None on a
+    first connect. Ids are whole numbers up to ``maximum``: anything else is refused."""
+    raw = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id")
+    if raw in (None, ""):
+        return None
+    # ASCII digits only: str.isdigit() also accepts "²" or "١٢", which int() refuses.
+    if not re.fullmatch(r"[0-9]{1,10}", str(raw)) or int(raw) > maximum:
+        raise ApiError("Last-Event-ID must be an event seq (a whole number).", code="validation_error",
+                       extra={"errors": {"Last-Event-ID": ["not an event seq"]}})
+    return int(raw)
+
+
+def stream_response(events: AsyncIterator[str]) -> StreamingHttpResponse:
+    """The HTTP answer that carries a stream: never cached, never buffered on the way."""
+    response = StreamingHttpResponse(events, content_type="text/event-stream; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # proxies: do not buffer the stream
+    return response
+
+
+class EventStreamRenderer(BaseRenderer):
+    """``text/event-stream``: the stream itself is written by the view; only error
+    bodies (problem documents) are ever rendered through this."""
+
+    media_type = "text/event-stream"
+    format = "sse"
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+        return json.dumps(data, cls=DjangoJSONEncoder).encode()
+
+
+def sse_event_schema(events: list[str], data: str) -> dict[str, Any]:
+    """The OpenAPI schema of one Server-Sent Event of a stream (the text/event-stream
+    response's schema describes each event, as OpenAPI 3.2's itemSchema does):
+    its `event` name, its `id` and its `data` (a JSON document, as a string)."""
+    return {
+        "type": "object",
+        "required": ["event", "data"],
+        "properties": {
+            "event": {"type": "string", "enum": events, "description": "The event's name (`event:` line)."},
+            "id": {"type": "string", "description": "Its id (`id:` line): send the last one as Last-Event-ID."},
+            "data": {"type": "string", "description": data},
+            "retry": {"type": "integer", "description": "Reconnection delay in ms (`retry:` line)."},
+        },
+    }

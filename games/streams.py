@@ -1,0 +1,197 @@
+"""Waiting for games to change: the long-poll's wait, and what both event streams send when.
+
+A waiter subscribes to its channels (``games.live``) before it reads, reads the
+database each time a notice wakes it (or the poll interval passes), and sends
+what it has not sent yet: a notice only says "look again", so a resumed stream or
+a repeated long-poll never skips or repeats an event. Everything here is a
+coroutine: a waiting client holds neither a thread nor a database connection
+(``core.async_views.db_call`` borrows one for each read). How the events are
+written on the wire is ``core.sse``'s business.
+
+Events are public by construction (the engine's events name no hidden tile), so
+every viewer gets the same event payloads; the snapshot is the viewer's own view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from rest_framework.request import Request
+
+from core.async_views import db_call
+from core.notify import auth_channel
+from core.sse import KEEP_ALIVE, retry_hint, sse
+from games import output, selectors
+from games.live import HUB, game_channel, poll_seconds, user_channel
+from games.models import GameStatus
+from games.serializers import AccountGameOutput
+from players import selectors as player_selectors
+
+OVER = (GameStatus.FINISHED, GameStatus.ABORTED)
+
+# What a stream's reader says after each read: read again at once, wait for a wake, or close.
+MORE, WAIT, END = "more", "wait", "end"
+Reader = Callable[[], Awaitable[tuple[list[str], str]]]
+
+
+async def _wait(wake: asyncio.Event, seconds: float) -> None:
+    """Until ``wake`` is set or ``seconds`` have passed."""
+    with suppress(TimeoutError):
+        await asyncio.wait_for(wake.wait(), max(0.0, seconds))
+
+
+# -- the long-poll ----------------------------------------------------------------
+
+async def events_after(game_id: int, after: int, wait: float) -> dict[str, Any]:
+    """The first page of the game's events after ``after``: at once if there is one (or
+    the game is over), else as soon as one comes, or empty after ``wait`` seconds."""
+    page = await db_call(selectors.event_page, game_id=game_id, after=after)
+    if page["events"] or wait <= 0 or page["status"] in OVER:
+        return page
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    async with HUB.subscription([game_channel(game_id)]) as wake:
+        while True:
+            wake.clear()  # before reading: a notice during the read is not lost
+            page = await db_call(selectors.event_page, game_id=game_id, after=after)
+            remaining = deadline - loop.time()
+            if page["events"] or page["status"] in OVER or remaining <= 0:
+                return page
+            await _wait(wake, min(remaining, poll_seconds()))
+
+
+# -- the frame of both streams ---------------------------------------------------
+
+@dataclass(frozen=True)
+class Credentials:
+    """Who opened a stream, and with which token (None: a browser session)."""
+
+    user_id: int
+    token_id: int | None
+
+    @classmethod
+    def of(cls, request: Request) -> Credentials | None:
+        if not request.user.is_authenticated:
+            return None  # anyone may watch a game's public stream: nothing to lose
+        token = request.auth
+        return cls(request.user.pk, getattr(token, "pk", None))
+
+    async def still_valid(self) -> bool:
+        return await db_call(player_selectors.credentials_valid, user_id=self.user_id, token_id=self.token_id)
+
+
+async def event_stream(snapshot: Any, channel: str, read: Reader,
+                       credentials: Credentials | None) -> AsyncIterator[str]:
+    """The frame of every stream: the reconnect hint and the snapshot first; then,
+    each time ``channel`` wakes (or the poll interval passes), the messages ``read``
+    returns - at once again while it says ``more``, until it says ``end`` - with a
+    keep-alive comment at least every ``LIVE_KEEPALIVE_SECONDS``. A stream opened
+    with credentials closes as soon as they are no good any more (a revoked token,
+    a suspended account): a client that reconnects then gets 401. With
+    ``LIVE_STREAM_MAX_SECONDS`` set, the stream closes after that long (between reads)."""
+    loop = asyncio.get_running_loop()
+    keepalive = settings.LIVE_KEEPALIVE_SECONDS
+    closes_at = loop.time() + settings.LIVE_STREAM_MAX_SECONDS if settings.LIVE_STREAM_MAX_SECONDS else None
+    # Credentials are re-checked when a notice says they changed (core.notify.auth_channel)
+    # and, in case that notice was lost (Redis away), every LIVE_CREDENTIALS_RECHECK_SECONDS -
+    # and once right after subscribing, for a change between the request's authentication
+    # and then. Subscribed before the snapshot goes out: a client that has it misses nothing.
+    recheck = settings.LIVE_CREDENTIALS_RECHECK_SECONDS
+    next_check = loop.time()
+    watched = [auth_channel(credentials.user_id)] if credentials else []
+    async with HUB.subscription([channel, *watched]) as wake, HUB.subscription(watched) as changed:
+        yield retry_hint() + sse(snapshot, event="snapshot")
+        next_ping = loop.time() + keepalive
+        while True:
+            wake.clear()  # before reading: a notice during the read is not lost
+            if credentials is not None and (changed.is_set() or loop.time() >= next_check):
+                changed.clear()
+                next_check = loop.time() + recheck
+                if not await credentials.still_valid():
+                    return
+            messages, state = await read()
+            for message in messages:
+                yield message
+            if state == END:
+                return
+            if state == MORE:
+                continue
+            now = loop.time()
+            if closes_at is not None and now >= closes_at:
+                return  # the client reconnects and resumes after the last id it got
+            if now >= next_ping:
+                yield KEEP_ALIVE
+                next_ping = now + keepalive
+            await _wait(wake, min(next_ping - now, next_check - now, poll_seconds(),
+                                  closes_at - now if closes_at is not None else keepalive))
+
+
+# -- one game's stream -----------------------------------------------------------
+
+class _GameReader:
+    """A game's events after ``after``, page by page; ``end`` once the game is over."""
+
+    def __init__(self, game_id: int, after: int) -> None:
+        self.game_id = game_id
+        self.after = after
+
+    async def read(self) -> tuple[list[str], str]:
+        page = await db_call(selectors.event_page, game_id=self.game_id, after=self.after)
+        messages = []
+        for event in page["events"]:
+            messages.append(sse(output.event_output(event), event=event.type, event_id=event.seq))
+            self.after = event.seq
+        if page["has_more"]:
+            return messages, MORE
+        if page["status"] in OVER:
+            messages.append(sse({"seq": self.after, "status": page["status"]}, event="end"))
+            return messages, END
+        return messages, WAIT
+
+
+def game_stream(game_id: int, snapshot: dict[str, Any], *, after: int,
+                credentials: Credentials | None) -> AsyncIterator[str]:
+    """The game's stream: ``snapshot`` (the ``Game`` as the viewer sees it), then every
+    event after seq ``after`` as ``id: <seq>``, and ``end`` when the game is over."""
+    return event_stream(snapshot, game_channel(game_id), _GameReader(game_id, after).read, credentials)
+
+
+# -- an account's stream ---------------------------------------------------------
+
+class _AccountReader:
+    """What changed in the account's games since the last read: game_over,
+    game_started, your_turn. The stream never ends by itself."""
+
+    def __init__(self, user: Any, games: list[dict[str, Any]]) -> None:
+        self.user = user
+        self.known = {g["game"]: g for g in games}
+
+    async def read(self) -> tuple[list[str], str]:
+        messages = []
+        for row in await db_call(selectors.account_game_list, user=self.user, also=list(self.known)):
+            before = self.known.get(row["game"])
+            if before is not None and before["seq"] == row["seq"]:
+                continue  # nothing happened in this game
+            data, event_id = AccountGameOutput(row).data, f"{row['game']}.{row['seq']}"
+            if row["status"] in OVER:
+                messages.append(sse(data, event="game_over", event_id=event_id))
+                self.known.pop(row["game"], None)
+                continue
+            if before is not None and before["status"] == GameStatus.OPEN and row["status"] == GameStatus.RUNNING:
+                messages.append(sse(data, event="game_started", event_id=event_id))
+            if row["your_turn"]:
+                messages.append(sse(data, event="your_turn", event_id=event_id))
+            self.known[row["game"]] = row
+        return messages, WAIT
+
+
+def account_stream(user: Any, games: list[dict[str, Any]], snapshot: dict[str, Any], *,
+                   credentials: Credentials | None) -> AsyncIterator[str]:
+    """The account's stream: ``snapshot`` (its ``games``, ``account_game_list`` rows),
+    then what happens in them from there on."""
+    return event_stream(snapshot, user_channel(user.pk), _AccountReader(user, games).read, credentials)
