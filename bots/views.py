@@ -8,8 +8,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.strategies import STRATEGIES
 from games.serializers import BotStrategyOutput
+from games.strategies import STRATEGIES
 
 
 class BotStrategyListApi(APIView):

@@ -121,8 +121,9 @@ def _problem_from_drf(exc: drf.APIException) -> Problem:
     auth_header = getattr(exc, "auth_header", None)
     if auth_header:
         headers["WWW-Authenticate"] = auth_header
-    if isinstance(exc, drf.Throttled) and exc.wait is not None:
-        retry_after = max(1, math.ceil(exc.wait))
+    wait = getattr(exc, "wait", None)  # set by Throttled (the stubs do not declare it)
+    if isinstance(exc, drf.Throttled) and wait is not None:
+        retry_after = max(1, math.ceil(wait))
         headers["Retry-After"] = str(retry_after)
         extra["retry_after"] = retry_after
     # DRF turns a 401 into a 403 when no authenticator names a scheme.

@@ -18,7 +18,7 @@ from django.http import StreamingHttpResponse
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
-from core.errors import ApiError
+from core.errors import ApiError, CoreCode
 
 RETRY_MS = 2000  # how long a client waits before it reconnects (the `retry:` line)
 KEEP_ALIVE = ": keep-alive\n\n"  # a comment: keeps proxies from closing an idle stream
@@ -46,7 +46,7 @@ def last_event_id(request: Request, *, maximum: int) -> int | None:
         return None
     # ASCII digits only: str.isdigit() also accepts "²" or "١٢", which int() refuses.
     if not re.fullmatch(r"[0-9]{1,10}", str(raw)) or int(raw) > maximum:
-        raise ApiError("Last-Event-ID must be an event seq (a whole number).", code="validation_error",
+        raise ApiError("Last-Event-ID must be an event seq (a whole number).", code=CoreCode.VALIDATION_ERROR,
                        extra={"errors": {"Last-Event-ID": ["not an event seq"]}})
     return int(raw)
 

@@ -16,13 +16,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.async_views import AsyncAPIView, db_call
+from core.errors import CoreCode
 from core.inputs import validated
 from core.schema import problem_responses
 from core.sse import EventStreamRenderer, last_event_id, sse_event_schema, stream_response
 from games import output, selectors, streams
 from games.errors import GameError
 from games.serializers import EVENT_TYPE_CHOICES, AccountGameOutput, EventPageOutput, EventsQueryInput
-from games.views import game_body
 
 MAX_SEQ = 2**31 - 1  # seq is a 32-bit column: anything larger is no event of any game
 
@@ -89,10 +89,10 @@ class GameStreamApi(AsyncAPIView):
     async def get(self, request: Request, game_id: int) -> StreamingHttpResponse:
         last_id = last_event_id(request, maximum=MAX_SEQ)
         viewer = request.user if request.user.is_authenticated else None
-        snapshot = await db_call(game_body, game_id, viewer)
+        snapshot = await db_call(output.game_body, game_id, viewer)
         seq = snapshot["game"]["seq"]
         if last_id is not None and last_id > seq:
-            raise GameError("validation_error", f"Last-Event-ID {last_id} is beyond this game's seq {seq}.",
+            raise GameError(CoreCode.VALIDATION_ERROR, f"Last-Event-ID {last_id} is beyond this game's seq {seq}.",
                             errors={"Last-Event-ID": ["beyond the game's seq"]})
         events = streams.game_stream(game_id, snapshot, after=seq if last_id is None else last_id,
                                      credentials=streams.Credentials.of(request))

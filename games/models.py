@@ -4,6 +4,7 @@ the event log. No behaviour lives here: every change goes through ``services``."
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -18,10 +19,10 @@ class DocumentField(models.JSONField):
     (1,700/s against 4,000/s as lz4-compressed text, which migration 0003 turns
     on where the server has lz4). Elsewhere it is a plain ``JSONField``."""
 
-    def db_type(self, connection):  # type: ignore[no-untyped-def]
+    def db_type(self, connection: Any) -> str | None:
         return "text" if connection.vendor == "postgresql" else super().db_type(connection)
 
-    def get_db_prep_value(self, value, connection, prepared=False):  # type: ignore[no-untyped-def]
+    def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
         if connection.vendor != "postgresql":
             return super().get_db_prep_value(value, connection, prepared)
         return json.dumps(value if prepared else self.get_prep_value(value), cls=self.encoder)

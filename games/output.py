@@ -17,7 +17,9 @@ from typing import Any
 
 from rest_framework.fields import DateTimeField
 
+from games import selectors
 from games.models import Event, Game, Move, Seat
+from players.models import User
 from games.selectors import GameView
 
 _datetime = DateTimeField()  # the same text DRF gives (ISO 8601, "Z" for UTC)
@@ -111,3 +113,8 @@ def event_page_output(page: dict[str, Any]) -> dict[str, Any]:
     """``EventPageOutput`` from ``{seq, status, events, has_more}``."""
     return {"seq": page["seq"], "status": str(page["status"]), "events": [event_output(e) for e in page["events"]],
             "has_more": page["has_more"]}
+
+
+def game_body(game_id: int, viewer: User | None) -> dict[str, Any]:
+    """The game as ``viewer`` (a user, or None) may see it, read fresh: the ``Game`` schema."""
+    return game_output(selectors.game_view(game=selectors.game_get(game_id=game_id), viewer=viewer))

@@ -14,9 +14,10 @@ from typing import Any
 
 from django.db.models import Prefetch, Q, QuerySet
 
+from core.errors import CoreCode
 from games import engine
 from games.engine import Match
-from games.errors import GameError
+from games.errors import GameCode, GameError
 from games.models import Event, Game, GameStatus, Move, Seat
 from players.models import User
 
@@ -38,7 +39,7 @@ def game_list(*, status: str | None = None, mine_of: User | None = None) -> Quer
 def game_get(*, game_id: int) -> Game:
     game = Game.objects.select_related("creator").prefetch_related(_seats_prefetch()).filter(pk=game_id).first()
     if game is None:
-        raise GameError("not_found", f"There is no game {game_id}.")
+        raise GameError(CoreCode.NOT_FOUND, f"There is no game {game_id}.")
     return game
 
 
@@ -71,7 +72,8 @@ def game_view(*, game: Game, viewer: User | None, seats: list[Seat] | None = Non
     """``seats`` (in seat order, players loaded) and ``match`` (the engine state):
     when the caller has them, else read from ``game``."""
     seats = list(game.seats.all()) if seats is None else seats
-    state = you = None
+    state: dict[str, Any] | None = None
+    you: dict[str, Any] | None = None
     if match is None and game.state:
         match = Match.from_dict(game.state)
     if match is not None:
@@ -111,7 +113,7 @@ def event_page(*, game_id: int, after: int) -> dict[str, Any]:
     Reads only the game's head row (not its state): streams ask this every wake."""
     game = Game.objects.only("id", "seq", "status").filter(pk=game_id).first()
     if game is None:
-        raise GameError("not_found", f"There is no game {game_id}.")
+        raise GameError(CoreCode.NOT_FOUND, f"There is no game {game_id}.")
     events = event_list(game=game, after=after, limit=EVENT_PAGE_SIZE + 1) if game.seq > after else []
     return {"seq": game.seq, "status": game.status, "events": events[:EVENT_PAGE_SIZE],
             "has_more": len(events) > EVENT_PAGE_SIZE}
@@ -169,7 +171,7 @@ def hand_detail(*, game: Game, number: int) -> dict[str, Any]:
     """One hand with its moves and, once it has ended, every player's revealed tiles."""
     hands = hand_list(game=game)
     if not 1 <= number <= len(hands):
-        raise GameError("not_found", f"Game {game.pk} has no hand {number} (yet).")
+        raise GameError(CoreCode.NOT_FOUND, f"Game {game.pk} has no hand {number} (yet).")
     hand = dict(hands[number - 1])
     ended = game.state["rounds"]  # the stored summaries of the finished rounds, hands revealed
     hand["revealed_hands"] = ended[number - 1]["hands"] if number <= len(ended) else None
@@ -181,7 +183,7 @@ def game_record(*, game: Game, viewer: User | None) -> dict[str, Any]:
     """Everything the engine needs to replay the match exactly: after the end (and,
     in a practice game, to its creator at any time)."""
     if not seed_visible(game, viewer):
-        raise GameError("game_not_finished", "The record (with the seed) is published when the game is over.")
+        raise GameError(GameCode.GAME_NOT_FINISHED, "The record (with the seed) is published when the game is over.")
     moves = Move.objects.filter(game=game).order_by("number").values_list("seat", "payload")
     return {
         "ruleset": game.ruleset,

@@ -10,9 +10,9 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from games.strategies import STRATEGIES
 from games.engine import EVENT_TYPES, SET_SIZES
 from games.models import GameStatus, MoveSource
+from games.strategies import STRATEGIES
 
 TILE_PATTERN = r"^\d{1,2}-\d{1,2}$"
 END_PATTERN = r"^e\d+$"
@@ -256,7 +256,7 @@ class GameOutput(serializers.Serializer):
 class EventOutput(serializers.Serializer):
     seq = serializers.IntegerField()
     type = serializers.ChoiceField(choices=EVENT_TYPE_CHOICES)
-    data = EventDataField()
+    data = EventDataField()  # type: ignore[assignment]  # a field named like Serializer.data
     created_at = serializers.DateTimeField()
 
 
@@ -285,7 +285,7 @@ class MoveOutput(serializers.Serializer):
     round = serializers.IntegerField()
     seat = serializers.IntegerField()
     move = MoveBodyOutput(source="payload")
-    source = serializers.ChoiceField(choices=MoveSource.choices)
+    source = serializers.ChoiceField(choices=MoveSource.choices)  # type: ignore[assignment]  # a field named source
     created_at = serializers.DateTimeField()
 
 

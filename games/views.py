@@ -54,11 +54,6 @@ PAGE_PARAMETERS = [
 
 
 
-def game_body(game_id: int, viewer: Any) -> dict[str, Any]:
-    """The game as ``viewer`` (a user, or None) may see it, read fresh: the ``Game`` schema."""
-    return output.game_output(selectors.game_view(game=selectors.game_get(game_id=game_id), viewer=viewer))
-
-
 # A GenericAPIView for its paginator: the list answers {count, next, previous, results}.
 class GameListCreateApi(GenericAPIView):
     def get_permissions(self) -> list[Any]:
@@ -90,7 +85,7 @@ class GameListCreateApi(GenericAPIView):
             creator=request_account(request), ruleset=ruleset, turn_time_limit=data.get("turn_time_limit"),
             bot_delay_ms=data["bot_delay_ms"], seed=data.get("seed"), setup=data.get("setup"), sit=data["sit"],
         )
-        return Response(game_body(game.pk, request_viewer(request)), status=status.HTTP_201_CREATED)
+        return Response(output.game_body(game.pk, request_viewer(request)), status=status.HTTP_201_CREATED)
 
 
 class GameDetailApi(APIView):
@@ -98,7 +93,7 @@ class GameDetailApi(APIView):
 
     @extend_schema(operation_id="games_retrieve", summary="A game as you may see it", responses={200: GameOutput, **problem_responses("not_found")})
     def get(self, request: Request, game_id: int) -> Response:
-        return Response(game_body(game_id, request_viewer(request)))
+        return Response(output.game_body(game_id, request_viewer(request)))
 
 
 class _GameActionApi(APIView):
@@ -113,7 +108,7 @@ class _GameActionApi(APIView):
     def post(self, request: Request, game_id: int) -> Response:
         data = validated(self.input_class, request.data) if self.input_class else {}
         game = self.act(request, game_id, data)
-        return Response(game_body(game.pk, request_viewer(request)))
+        return Response(output.game_body(game.pk, request_viewer(request)))
 
 
 def _action_schema(operation_id: str, summary: str, *codes: str) -> Callable[[type[_GameActionApi]], type]:
@@ -208,7 +203,7 @@ class GameMovesApi(APIView):
             result = services.move_submit(game_id=game_id, player=request_account(request), move=data, expected_seq=expected_seq, idempotency_key=key)
         except GameError as error:
             if error.code == "stale_seq":
-                error.extra["game"] = game_body(game_id, request_account(request))
+                error.extra["game"] = output.game_body(game_id, request_account(request))
             raise
         if result.replayed:  # the first answer's move and events, the game as it is now
             view = selectors.game_view(game=selectors.game_get(game_id=game_id), viewer=request_account(request))

@@ -22,7 +22,6 @@ from moderation.models import AuditAction, AuditEntry
 from players import services as player_services
 from players.models import User
 
-
 MODERATE_PERMISSION = "moderation.moderate"
 
 

@@ -96,7 +96,7 @@ class Supervisor:
 
     def start(self, child: Child) -> None:
         child.process = subprocess.Popen(
-            child.argv, env=child.env, start_new_session=True, preexec_fn=_die_with_parent,  # noqa: PLW1509 - no threads yet
+            child.argv, env=child.env, start_new_session=True, preexec_fn=_die_with_parent,
         )
         child.started = time.monotonic()
         child.restart_at = None

@@ -32,10 +32,10 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from core.errors import CoreCode
 from games import dispatch, engine
 from games.engine import Match
 from games.engine import Move as EngineMove
-from core.errors import CoreCode
 from games.errors import GameError
 from games.models import Event, Game, GameStatus, Move, Seat
 from players.models import User

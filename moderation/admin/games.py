@@ -25,16 +25,16 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
-from games.strategies import STRATEGIES
-from players.authentication import request_account
 from core.errors import ApiError
 from games import engine, selectors, turns
 from games import services as game_services
 from games.engine import Match
 from games.models import Game, Move, Seat
+from games.strategies import STRATEGIES
 from moderation import services as moderation
-from moderation.admin.audit import AuditEntryInline, ReadOnlyAdminMixin
 from moderation.admin.actions import ModerateMixin, ReasonForm, error_text, reason_action, render_action_page
+from moderation.admin.audit import AuditEntryInline, ReadOnlyAdminMixin
+from players.authentication import request_account
 
 #: A game is "stuck" when its follow-up work is this late (a turn clock past its
 #: deadline, a bot that has not moved): the worker or the sweep should have acted.

@@ -27,14 +27,14 @@ import time
 import uuid
 from typing import Any
 
+from celery import current_app as app
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
-from celery import current_app as app
 from games import services
-from games.live import game_channel
 from games.engine import Match
+from games.live import game_channel
 from games.models import Game, GameStatus, Move
 from players.models import User
 
