@@ -35,7 +35,8 @@ from django.urls import get_resolver
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 asgi_app = get_asgi_application()
-wsgi_app = WSGIMiddleware(get_wsgi_application(), workers=int(os.environ.get("WSGI_THREADS", "2")))
+wsgi_app = WSGIMiddleware(get_wsgi_application(), workers=  # type: ignore[arg-type]  # a WSGI app
+    int(os.environ.get("WSGI_THREADS", "2")))
 
 get_resolver().url_patterns  # import every view (and its serializers) now, before the freeze
 gc.collect()
@@ -50,6 +51,6 @@ def waits(scope: dict[str, Any]) -> bool:
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] == "http" and not waits(scope):
-        await wsgi_app(scope, receive, send)
+        await wsgi_app(scope, receive, send)  # type: ignore[arg-type]  # an HTTP scope
     else:
         await asgi_app(scope, receive, send)

@@ -34,7 +34,7 @@ def contract() -> OpenAPI:
 def assert_matches_schema(response: HttpResponse) -> None:
     """Fail the test unless ``response`` (from a Django/DRF test client) is one
     that ``openapi.yaml`` allows for its request."""
-    request = response.wsgi_request
+    request = response.wsgi_request  # type: ignore[attr-defined]  # set by the test client
     try:
         contract().validate_response(DjangoOpenAPIRequest(request), DjangoOpenAPIResponse(response))
     except OpenAPIError as error:

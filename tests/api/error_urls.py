@@ -11,11 +11,17 @@ from rest_framework.response import Response
 from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 
+from enum import StrEnum
+
 from core.errors import ApiError, Conflict, register_error_code
 from games.engine.errors import RuleError, RulesetError
 from games.errors import EngineRefusal
 
 register_error_code("test_stale", status=409, description="Only for the exception handler's tests.")
+
+
+class TestCode(StrEnum):
+    STALE = "test_stale"
 
 
 class TwoPerMinute(AnonRateThrottle):
@@ -48,7 +54,7 @@ def failing(name: str, exception: Exception):
 urlpatterns = [
     failing("rule", EngineRefusal(RuleError("not_your_turn", "Seat 2 is to move."))),
     failing("ruleset", EngineRefusal(RulesetError("invalid_ruleset", "Set size must be 6, 9, 12 or 15."))),
-    failing("conflict", Conflict("The game moved on.", code="test_stale", extra={"current_seq": 12})),
+    failing("conflict", Conflict("The game moved on.", code=TestCode.STALE, extra={"current_seq": 12})),
     failing("family", Conflict("Something else changed.")),
     failing("http404", Http404("No Game matches the given query.")),
     failing("django-denied", DjangoPermissionDenied()),

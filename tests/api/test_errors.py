@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import pytest
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework.exceptions import ValidationError
@@ -132,7 +134,7 @@ def test_registry_refuses_a_code_with_two_meanings(registry):
 
 def test_unregistered_codes_cannot_be_raised_or_documented():
     with pytest.raises(LookupError, match="not registered"):
-        ApiError("x", code="never_registered")
+        ApiError("x", code=StrEnum("Never", {"X": "never_registered"}).X)  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="unknown error code"):
         problem_responses("never_registered")
 
