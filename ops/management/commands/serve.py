@@ -25,6 +25,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from core.brokers import CLAIMED_FOLDER, TMP_FOLDER
+from core.processes import bind_error
 from ops.supervisor import Child, Supervisor
 
 log = logging.getLogger("ops.serve")
@@ -90,13 +91,11 @@ class Command(BaseCommand):
 
 
 def _require_free_port(host: str, port: int) -> None:
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as error:
-            raise CommandError(f"Cannot serve on {host}:{port}: {error.strerror}. Is another server running? "
-                               "Choose another port with --port (or PORT=...).") from None
+    """Refuse at once, in words, rather than let the supervisor restart a web server that cannot bind."""
+    error = bind_error(host, port)
+    if error is not None:
+        raise CommandError(f"Cannot serve on {host}:{port}: {error.strerror}. Is another server running? "
+                           "Choose another port with --port (or PORT=...).")
 
 
 def _clear_half_done_messages() -> None:
