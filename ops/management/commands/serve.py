@@ -19,13 +19,17 @@ import socket
 import sys
 import threading
 import time
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from core.brokers import CLAIMED_FOLDER, TMP_FOLDER
 from core.processes import bind_error
+from ops import heartbeats
+from ops.models import Heartbeat, HeartbeatKind
 from ops.supervisor import Child, Supervisor
 
 log = logging.getLogger("ops.serve")
@@ -110,12 +114,6 @@ def _report_name() -> str:
 
 
 def _forget_old_reports(*, including_own: bool = False) -> None:
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from ops.models import Heartbeat, HeartbeatKind
-
     try:
         old = Heartbeat.objects.filter(kind=HeartbeatKind.SUPERVISOR, seen_at__lt=timezone.now() - timedelta(minutes=1))
         old.delete()
@@ -127,9 +125,6 @@ def _forget_old_reports(*, including_own: bool = False) -> None:
 
 def _report(supervisor: Supervisor) -> None:
     """Record what the supervisor sees, for the health report."""
-    from ops import heartbeats
-    from ops.models import HeartbeatKind
-
     children = [
         {"name": c.name, "pid": c.pid, "running": c.running, "restarts": c.restarts, "last_exit": c.last_exit,
          "last_exit_at": c.last_exit_at.isoformat() if c.last_exit_at else None}
