@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "bots",
     "moderation",
     "ops",
+    "tools",
 ]
 
 MIDDLEWARE = [
