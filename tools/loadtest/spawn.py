@@ -1,25 +1,28 @@
 """``--spawn``: a production-style server of the load test's own - the Procfile's
 web server and one Celery worker, DEBUG off, on PostgreSQL and Redis - started
-before the run and stopped after it."""
+before the run and stopped after it (``core.processes`` starts and stops them)."""
 
 from __future__ import annotations
 
-import http.client
 import os
 import secrets
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import psycopg  # the server's own driver
+from psycopg import sql
+
+from core.processes import ChildExited, NotReady, gunicorn_command, spawn, stop_groups, wait_for_http
 from tools.loadtest.options import API, LoadTestError, parse_url
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/chickenfoot"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+READY_TIMEOUT_SECONDS = 60
+STOP_SECONDS = 20
 
 
 @contextmanager
@@ -27,8 +30,9 @@ def spawned_server(url: str, *, web_workers: int = 4, base_dir: Path, log_dir: P
                    out: Callable[[str], None] = print) -> Iterator[list[int]]:
     """The Procfile's web server (gunicorn with ``config/gunicorn.conf.py``) with
     ``web_workers`` processes, and one Celery worker, DEBUG off,
-    on ``DATABASE_URL`` / ``REDIS_URL`` (or local defaults); migrates first; stops
-    both at the end. Yields their pids."""
+    on ``DATABASE_URL`` / ``REDIS_URL`` (or local defaults); migrates first. At the
+    end each process group gets SIGTERM, and SIGKILL after ``STOP_SECONDS``.
+    Yields their pids."""
     host, port = parse_url(url)
     env = dict(os.environ)
     env.update(
@@ -56,37 +60,22 @@ def spawned_server(url: str, *, web_workers: int = 4, base_dir: Path, log_dir: P
     processes: list[subprocess.Popen[bytes]] = []
     try:
         for name, command in (
-            ("web", [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py", "--bind", f"{host}:{port}",
-                     "--workers", str(web_workers), "--log-level", "warning"]),
+            ("web", gunicorn_command(f"{host}:{port}", workers=web_workers)),
             ("worker", [sys.executable, "-m", "celery", "-A", "config", "worker", "-c", "1", "-l", "warning",
                         "--without-gossip", "--without-mingle", "--without-heartbeat"]),
         ):
-            log = open(log_dir / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
             # The web processes take a connection pool (gunicorn.conf.py); the worker does not.
-            processes.append(subprocess.Popen(command, cwd=base_dir, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                              start_new_session=True))
-            log.close()
+            processes.append(spawn(command, cwd=base_dir, env=env, log=log_dir / f"{name}.log", append=False))
         _wait_until_serving(host, port, processes[0], log_dir / "web.log")
         out(f"spawn: gunicorn ({web_workers} workers, pid {processes[0].pid}) and a Celery worker (pid {processes[1].pid}) "
             f"on {url}; logs in {log_dir}")
         yield [process.pid for process in processes]
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in processes:
-            try:
-                process.wait(20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop_groups(processes, timeout=STOP_SECONDS)
 
 
 def _create_database(url: str) -> None:
     """Create the database named in ``url`` when it does not exist yet."""
-    import psycopg  # the server's own driver
-    from psycopg import sql
-
     parts = urlsplit(url)
     name = parts.path.lstrip("/")
     admin = parts._replace(scheme="postgresql", path="/postgres").geturl()
@@ -95,17 +84,11 @@ def _create_database(url: str) -> None:
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
-def _wait_until_serving(host: str, port: int, process: subprocess.Popen[bytes], log: Path, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise LoadTestError(f"the web server exited ({process.returncode}); see {log}")
-        try:
-            connection = http.client.HTTPConnection(host, port, timeout=2)
-            connection.request("GET", f"{API}/games/?limit=1")
-            if connection.getresponse().status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    raise LoadTestError(f"the web server did not answer within {timeout:.0f} s; see {log}")
+def _wait_until_serving(host: str, port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    """Until the web server answers a read; its log is where to look if it never does."""
+    try:
+        wait_for_http(process, host, port, f"{API}/games/?limit=1", timeout=READY_TIMEOUT_SECONDS, interval=0.3)
+    except ChildExited as exited:
+        raise LoadTestError(f"the web server exited ({exited.returncode}); see {log}") from None
+    except NotReady:
+        raise LoadTestError(f"the web server did not answer within {READY_TIMEOUT_SECONDS:.0f} s; see {log}") from None
