@@ -18,6 +18,8 @@ class LoadTestError(Exception):
 
 @dataclass
 class Options:
+    """One field per flag of ``manage.py loadtest`` (the defaults are the command's)."""
+
     url: str = "http://127.0.0.1:8000"
     clients: int = 16
     duration: float = 30.0
@@ -34,6 +36,7 @@ class Options:
 
 
 def parse_url(url: str) -> tuple[str, int]:
+    """(host, port) of an http:// URL on this machine: the load test never aims at anyone else's server."""
     parts = urlsplit(url)
     if parts.scheme != "http" or not parts.hostname:
         raise LoadTestError(f"{url!r}: give an http:// URL")
