@@ -5,7 +5,8 @@ terminal reaches only the supervisor, which then stops the children in order,
 and whatever a child started (a pool process, a forked helper) is stopped with
 it. On Linux each child also gets SIGTERM if the supervisor itself dies
 (``PR_SET_PDEATHSIG``), so not even ``kill -9`` of the supervisor leaves a web
-server holding the port.
+server holding the port. How a child is started and stopped is
+``core.processes``; this module decides when.
 
 A child that exits is logged with its reason (exit code or signal), whatever is
 left of its process group is killed, and it is started again after a back-off:
@@ -16,39 +17,18 @@ stays dead.
 
 from __future__ import annotations
 
-import ctypes
 import logging
-import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from core.processes import describe_exit, signal_group, spawn, stop_groups
+
 log = logging.getLogger(__name__)
-
-PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child, between fork and exec
-    """Linux: ask the kernel for SIGTERM when the parent (the supervisor) dies."""
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-        except (OSError, AttributeError):
-            pass
-
-
-def describe_exit(returncode: int) -> str:
-    if returncode < 0:
-        try:
-            return f"was killed by {signal.Signals(-returncode).name}"
-        except ValueError:
-            return f"was killed by signal {-returncode}"
-    return f"exited with code {returncode}"
 
 
 @dataclass
@@ -95,9 +75,9 @@ class Supervisor:
         self.on_change = on_change
 
     def start(self, child: Child) -> None:
-        child.process = subprocess.Popen(
-            child.argv, env=child.env, start_new_session=True, preexec_fn=_die_with_parent,
-        )
+        # PR_SET_PDEATHSIG fires when the thread that started the child ends: serve starts and restarts every
+        # child from its main thread.
+        child.process = spawn(child.argv, env=child.env, die_with_parent=True)
         child.started = time.monotonic()
         child.restart_at = None
         log.info("%s started (pid %s)", child.name, child.pid)
@@ -122,7 +102,7 @@ class Supervisor:
     def _reap(self, child: Child, returncode: int, now: float) -> None:
         assert child.process is not None
         pid = child.process.pid
-        _kill_group(pid, signal.SIGKILL)  # whatever it left behind
+        signal_group(child.process, signal.SIGKILL)  # whatever it left behind
         lived = now - child.started
         child.quick_deaths = child.quick_deaths + 1 if lived < self.stable_after else 1
         delay = min(self.max_backoff, self.backoff * 2 ** (child.quick_deaths - 1))
@@ -145,16 +125,10 @@ class Supervisor:
     def stop_all(self) -> None:
         """SIGTERM every child's process group; SIGKILL what is left after ``stop_grace`` seconds."""
         running = [c for c in self.children if c.process is not None]
+        late = stop_groups([c.process for c in running], timeout=self.stop_grace)  # type: ignore[misc]
         for child in running:
-            _kill_group(child.process.pid, signal.SIGTERM)  # type: ignore[union-attr]
-        deadline = time.monotonic() + self.stop_grace
-        for child in running:
-            try:
-                child.process.wait(max(0.0, deadline - time.monotonic()))  # type: ignore[union-attr]
-            except subprocess.TimeoutExpired:
+            if child.process in late:
                 log.warning("%s (pid %s) did not stop within %.0f s: killing it", child.name, child.pid, self.stop_grace)
-            _kill_group(child.process.pid, signal.SIGKILL)  # type: ignore[union-attr]
-            child.process.wait()  # type: ignore[union-attr]
         for child in self.children:
             child.process = None
             child.restart_at = None
@@ -167,9 +141,3 @@ class Supervisor:
             except Exception:  # reporting must never stop supervising
                 log.exception("could not report the supervised processes")
 
-
-def _kill_group(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass

@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "players",
     "games",
     "bots",
+    "tools",
     "moderation",
     "ops",
 ]

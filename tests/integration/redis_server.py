@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from tests.integration.web import free_port
+from core.processes import free_port, kill_group, spawn, wait_until
 from tests.services import in_ci
-from tests.integration.workers import wait_for
 
 REDIS_SERVER = shutil.which("redis-server")
 
@@ -45,20 +44,14 @@ class RedisServer:
 
     def start(self) -> None:
         assert self.process is None
-        log = open(self.folder / "redis.log", "ab")  # noqa: SIM115 - the child keeps it
-        self.process = subprocess.Popen(
-            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.folder)],
-            stdout=log, stderr=subprocess.STDOUT,
-        )
-        log.close()
-        wait_for(self.answers, 10, what=f"redis-server on port {self.port}")
+        self.process = spawn([REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                              "--appendonly", "no", "--dir", str(self.folder)], log=self.folder / "redis.log")
+        wait_until(self.answers, process=self.process, timeout=10, what=f"redis-server on port {self.port}")
 
     def stop(self) -> None:
         """Gone at once, as a crash or a restart would take it (its data with it)."""
         if self.process is not None:
-            self.process.kill()
-            self.process.wait(10)
+            kill_group(self.process)
             self.process = None
 
     def restart(self) -> None:

@@ -12,9 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.processes import free_port, spawn, stop_group
 from games.engine import Match, Ruleset
-from tests.integration.web import free_port, request, sign_up
-from tests.integration.workers import ROOT, stop_process_group, wait_for
+from tests.integration.web import request, sign_up
+from tests.integration.workers import ROOT, wait_for
 
 READY_TIMEOUT_SECONDS = 60
 BOT_TABLE = {"set_max": 6, "players": 4}
@@ -40,9 +41,7 @@ class Serve:
             subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=self.env,
                            check=True)
             argv = [sys.executable, "manage.py", "serve", *args]
-        self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
-        self.process = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=self._log, stderr=subprocess.STDOUT,
-                                         start_new_session=True)
+        self.process = spawn(argv, cwd=ROOT, env=self.env, log=self.log_path)
         wait_for(self._healthy, READY_TIMEOUT_SECONDS, interval=0.2, what="serve to be healthy", explain=self.log)
         self.token = sign_up(self.port, "host")  # reads go with it: an account's rate limit, not an address's
 
@@ -83,8 +82,7 @@ class Serve:
                 self.process.wait(30)
             except subprocess.TimeoutExpired:
                 pass
-        stop_process_group(self.process, grace=5)
-        self._log.close()
+        stop_group(self.process, timeout=5)
 
 
 def open_bot_table(serve: Serve, *, rounds: int = 2, bot_delay_ms: int = 0,

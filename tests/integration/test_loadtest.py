@@ -15,7 +15,7 @@ import pytest
 from django.core.management import call_command
 
 from games.engine import Match, Ruleset, public_view, seat_view
-from games.loadtest import legal_moves_from
+from tools.loadtest.clients import legal_moves_from
 
 
 @pytest.mark.postgres

@@ -7,16 +7,16 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.integration.workers import ROOT, stop_process_group, session_database_url
+from core.processes import ChildExited, NotReady, free_port, gunicorn_command, spawn, stop_group, wait_for_http
+from tests.integration.workers import ROOT, session_database_url
+
+__all__ = ["READY_TIMEOUT_SECONDS", "SseClient", "SseMessage", "WebServer", "free_port", "request", "sign_up"]
 
 READY_TIMEOUT_SECONDS = 30
 
@@ -46,12 +46,6 @@ def sign_up(port: int, username: str, password: str = "a long passphrase 42") ->
     return body["token"]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class WebServer:
     """The web server on the test database; with ``redis_url`` for the cache and live
     notices; its tasks go to ``broker_url`` if given (else nowhere: memory://)."""
@@ -68,35 +62,24 @@ class WebServer:
             environ["REDIS_URL"] = redis_url
         if broker_url:
             environ["CELERY_BROKER_URL"] = broker_url
-        self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
-        self.process = subprocess.Popen(
-            # The Procfile's web command: gunicorn with the deployment's config.
-            [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py", "--bind", f"127.0.0.1:{self.port}",
-             "--workers", str(workers), "--log-level", "warning"],
-            cwd=ROOT, env=environ, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
-        )
+        # The Procfile's web command: gunicorn with the deployment's config.
+        self.process = spawn(gunicorn_command(f"127.0.0.1:{self.port}", workers=workers), cwd=ROOT, env=environ,
+                             log=log_path)
         self._wait_ready()
 
     def _wait_ready(self) -> None:
-        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the web server exited:\n{self.log_path.read_text(errors='replace')}")
-            try:
-                connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
-                connection.request("GET", "/api/v1/bots/")
-                if connection.getresponse().status == 200:
-                    return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError(f"the web server did not answer:\n{self.log_path.read_text(errors='replace')}")
+        try:
+            wait_for_http(self.process, "127.0.0.1", self.port, "/api/v1/bots/", timeout=READY_TIMEOUT_SECONDS)
+        except ChildExited:
+            raise RuntimeError(f"the web server exited:\n{self.log_path.read_text(errors='replace')}") from None
+        except NotReady:
+            raise RuntimeError(f"the web server did not answer:\n{self.log_path.read_text(errors='replace')}") from None
 
     def request(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
         return request(self.port, method, path, body, token=token)
 
     def stop(self) -> None:
-        stop_process_group(self.process, grace=10)
-        self._log.close()
+        stop_group(self.process, timeout=10)
 
 
 @dataclass

@@ -9,8 +9,6 @@ eager: tasks cross a real broker into a real worker.
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -20,19 +18,10 @@ from typing import Any
 
 from django.db import connection
 
+from core.processes import ChildExited, NotReady, kill_group, spawn, stop_group, wait_until
+
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_SECONDS = 30
-
-
-def stop_process_group(process: subprocess.Popen[bytes], *, grace: float) -> None:
-    """SIGTERM a child's process group; SIGKILL it if it has not ended after ``grace`` seconds."""
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(grace)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
 
 
 def session_database_url(application_name: str = "") -> str:
@@ -71,34 +60,27 @@ class Worker:
                 "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "info"]
         if beat:
             args += ["-B", "-s", str(log_path.with_suffix(".beat"))]
-        self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
-        self.process = subprocess.Popen(args, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
+        self.process = spawn(args, cwd=ROOT, env=env, log=log_path)
         self._wait_ready()
 
     def _wait_ready(self) -> None:
-        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the worker exited at start-up:\n{self.log()}")
-            if " ready." in self.log():
-                return
-            time.sleep(0.05)
-        raise RuntimeError(f"the worker was not ready within {READY_TIMEOUT_SECONDS} s:\n{self.log()}")
+        try:
+            wait_until(lambda: " ready." in self.log(), process=self.process, timeout=READY_TIMEOUT_SECONDS,
+                       interval=0.05)
+        except ChildExited:
+            raise RuntimeError(f"the worker exited at start-up:\n{self.log()}") from None
+        except NotReady:
+            raise RuntimeError(f"the worker was not ready within {READY_TIMEOUT_SECONDS} s:\n{self.log()}") from None
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 
     def kill(self) -> None:
         """SIGKILL the whole process group, as a crash would: nothing acknowledged."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(10)
-        self._log.close()
+        kill_group(self.process)
 
     def stop(self) -> None:
-        stop_process_group(self.process, grace=15)
-        self._log.close()
+        stop_group(self.process, timeout=15)
 
 
 def _reset_connections(app: Any) -> None:

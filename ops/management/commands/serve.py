@@ -19,12 +19,17 @@ import socket
 import sys
 import threading
 import time
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from core.brokers import CLAIMED_FOLDER, TMP_FOLDER
+from core.processes import bind_error
+from ops import heartbeats
+from ops.models import Heartbeat, HeartbeatKind
 from ops.supervisor import Child, Supervisor
 
 log = logging.getLogger("ops.serve")
@@ -90,13 +95,11 @@ class Command(BaseCommand):
 
 
 def _require_free_port(host: str, port: int) -> None:
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as error:
-            raise CommandError(f"Cannot serve on {host}:{port}: {error.strerror}. Is another server running? "
-                               "Choose another port with --port (or PORT=...).") from None
+    """Refuse at once, in words, rather than let the supervisor restart a web server that cannot bind."""
+    error = bind_error(host, port)
+    if error is not None:
+        raise CommandError(f"Cannot serve on {host}:{port}: {error.strerror}. Is another server running? "
+                           "Choose another port with --port (or PORT=...).")
 
 
 def _clear_half_done_messages() -> None:
@@ -111,12 +114,6 @@ def _report_name() -> str:
 
 
 def _forget_old_reports(*, including_own: bool = False) -> None:
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from ops.models import Heartbeat, HeartbeatKind
-
     try:
         old = Heartbeat.objects.filter(kind=HeartbeatKind.SUPERVISOR, seen_at__lt=timezone.now() - timedelta(minutes=1))
         old.delete()
@@ -128,9 +125,6 @@ def _forget_old_reports(*, including_own: bool = False) -> None:
 
 def _report(supervisor: Supervisor) -> None:
     """Record what the supervisor sees, for the health report."""
-    from ops import heartbeats
-    from ops.models import HeartbeatKind
-
     children = [
         {"name": c.name, "pid": c.pid, "running": c.running, "restarts": c.restarts, "last_exit": c.last_exit,
          "last_exit_at": c.last_exit_at.isoformat() if c.last_exit_at else None}

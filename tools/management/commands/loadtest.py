@@ -1,8 +1,8 @@
 """``manage.py loadtest``: many matches at once over HTTP against a running server.
 
 Prints moves per second and move latency; the last lines are ``p50_ms: N``,
-``moves_per_second: N`` and ``p99_ms: N``. See ``games/loadtest.py`` for how the
-clients play, and the README's "Load test" section for how to run it.
+``moves_per_second: N`` and ``p99_ms: N``. See ``tools/loadtest/clients.py`` for how
+the clients play, and the README's "Load test" section for how to run it.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from games.loadtest import FOLLOW_MODES, IDLE_MODES, LoadTestError, Options, run_loadtest, spawned_server
+from tools.loadtest.options import FOLLOW_MODES, IDLE_MODES, LoadTestError, Options
+from tools.loadtest.runner import run_loadtest
+from tools.loadtest.spawn import spawned_server
 
 
 class Command(BaseCommand):
@@ -30,7 +32,7 @@ class Command(BaseCommand):
         parser.add_argument("--games-per-pair", type=int, default=defaults.games_per_pair,
                             help="Duels each pair plays at once (default %(default)s: each partner opens one).")
         parser.add_argument("--follow", choices=FOLLOW_MODES, default=defaults.follow,
-                            help="How a client learns the opponent moved (default %(default)s; see games/loadtest.py).")
+                            help="How a client learns the opponent moved (default %(default)s; see tools/loadtest/clients.py).")
         parser.add_argument("--set", dest="set_max", type=int, choices=(6, 9), default=defaults.set_max,
                             help="Double-N set (default %(default)s).")
         parser.add_argument("--idle-streams", type=int, default=0,

@@ -1,0 +1,3 @@
+"""Operator and developer tools that are not the server: the load test
+(``manage.py loadtest``, ``tools.loadtest``) and benchmark scripts (``tools/README.md``).
+A Django app only so that ``manage.py`` finds its commands: no models, no URLs."""
