@@ -15,7 +15,9 @@ from games.strategies import STRATEGIES
 class BotStrategyListApi(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(operation_id="bots_list", summary="Server-bot strategies", responses={200: BotStrategyOutput(many=True)})
+    @extend_schema(
+        operation_id="bots_list", summary="Server-bot strategies", responses={200: BotStrategyOutput(many=True)}
+    )
     def get(self, request: Request) -> Response:
         strategies = sorted(STRATEGIES.values(), key=lambda s: s.name)
         return Response(BotStrategyOutput(strategies, many=True).data)

@@ -35,10 +35,12 @@ from django.urls import get_resolver
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 asgi_app = get_asgi_application()
-wsgi_app = WSGIMiddleware(get_wsgi_application(), workers=  # type: ignore[arg-type]  # a WSGI app
-    int(os.environ.get("WSGI_THREADS", "2")))
+wsgi_app = WSGIMiddleware(
+    get_wsgi_application(),  # type: ignore[arg-type]  # a WSGI application
+    workers=int(os.environ.get("WSGI_THREADS", "2")),
+)
 
-get_resolver().url_patterns  # import every view (and its serializers) now, before the freeze
+get_resolver().url_patterns  # noqa: B018 - import every view (and its serializers) now, before the freeze
 gc.collect()
 gc.freeze()
 

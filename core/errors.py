@@ -60,9 +60,7 @@ class CoreCode(StrEnum):
 ERROR_CODES: dict[str, ErrorSpec] = {}
 
 
-def register_error_code(
-    code: str, *, status: int, description: str, title: str | None = None
-) -> str:
+def register_error_code(code: str, *, status: int, description: str, title: str | None = None) -> str:
     """Add ``code`` to the registry and return it.
 
     ``title`` defaults to the status's reason phrase (``409`` -> "Conflict").
@@ -135,9 +133,7 @@ class ApiError(Exception):
         try:
             spec = ERROR_CODES[code_name]
         except KeyError:
-            raise LookupError(
-                f"error code {code_name!r} is not registered: use register_error_code()"
-            ) from None
+            raise LookupError(f"error code {code_name!r} is not registered: use register_error_code()") from None
         # Instance attributes shadow the class defaults of the family.
         self.code = code_name  # type: ignore[misc]
         self.status = spec.status  # type: ignore[misc]
@@ -147,9 +143,7 @@ class ApiError(Exception):
         super().__init__(self.detail)
 
 
-register_error_code(
-    ApiError.code, status=ApiError.status, title=ApiError.title, description=ApiError.description
-)
+register_error_code(ApiError.code, status=ApiError.status, title=ApiError.title, description=ApiError.description)
 
 
 # --- Families: raise them directly for their generic code, or subclass them -----

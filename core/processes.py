@@ -14,6 +14,7 @@ No Django imports: the tools and the tests use it before (or without) settings.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import http.client
 import os
@@ -44,14 +45,19 @@ class NotReady(TimeoutError):
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child, between fork and exec
     """Linux: ask the kernel for SIGTERM when the parent dies (elsewhere: nothing)."""
     if sys.platform.startswith("linux"):
-        try:
+        with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-        except (OSError, AttributeError):
-            pass
 
 
-def spawn(argv: list[str], *, env: Mapping[str, str] | None = None, cwd: str | Path | None = None,
-          log: Path | None = None, append: bool = True, die_with_parent: bool = False) -> subprocess.Popen[bytes]:
+def spawn(
+    argv: list[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | Path | None = None,
+    log: Path | None = None,
+    append: bool = True,
+    die_with_parent: bool = False,
+) -> subprocess.Popen[bytes]:
     """Start ``argv`` as the leader of a new process group.
 
     ``log``: stdout and stderr both go to this file (appended to, or truncated
@@ -62,23 +68,22 @@ def spawn(argv: list[str], *, env: Mapping[str, str] | None = None, cwd: str | P
     """
     preexec = _die_with_parent if die_with_parent else None
     if log is None:
-        return subprocess.Popen(argv, cwd=cwd, env=env, start_new_session=True,
-                                preexec_fn=preexec)  # noqa: PLW1509 - see the docstring
+        return subprocess.Popen(argv, cwd=cwd, env=env, start_new_session=True, preexec_fn=preexec)
     with open(log, "ab" if append else "wb") as output:  # the child has its own copy of the descriptor
-        return subprocess.Popen(argv, cwd=cwd, env=env, stdout=output, stderr=subprocess.STDOUT,
-                                start_new_session=True, preexec_fn=preexec)  # noqa: PLW1509
+        return subprocess.Popen(
+            argv, cwd=cwd, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=preexec
+        )
 
 
 def signal_group(process: subprocess.Popen[bytes], sig: int) -> None:
     """Send ``sig`` to the process group ``process`` leads; a group that is gone already is no error."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
-def stop_groups(processes: Iterable[subprocess.Popen[bytes]], *, timeout: float,
-                kill_wait: float | None = None) -> list[subprocess.Popen[bytes]]:
+def stop_groups(
+    processes: Iterable[subprocess.Popen[bytes]], *, timeout: float, kill_wait: float | None = None
+) -> list[subprocess.Popen[bytes]]:
     """SIGTERM every process's group at once, give them ``timeout`` seconds in all,
     then SIGKILL what is left of each group (a leader that exited may have left
     children behind) and reap the leaders (``kill_wait`` seconds each at most, or
@@ -120,8 +125,14 @@ def describe_exit(returncode: int) -> str:
     return f"exited with code {returncode}"
 
 
-def wait_until(ready: Callable[[], object], *, process: subprocess.Popen[bytes] | None, timeout: float,
-               interval: float = 0.1, what: str = "the process") -> None:
+def wait_until(
+    ready: Callable[[], object],
+    *,
+    process: subprocess.Popen[bytes] | None,
+    timeout: float,
+    interval: float = 0.1,
+    what: str = "the process",
+) -> None:
     """Poll ``ready`` until it is truthy. Raises ``ChildExited`` as soon as ``process``
     has ended (no point waiting for a dead server), ``NotReady`` after ``timeout`` seconds
     (``what`` names the awaited in its message)."""
@@ -148,11 +159,17 @@ def answers_http(host: str, port: int, path: str, *, status: int = 200, timeout:
         connection.close()
 
 
-def wait_for_http(process: subprocess.Popen[bytes], host: str, port: int, path: str, *, timeout: float,
-                  interval: float = 0.1) -> None:
+def wait_for_http(
+    process: subprocess.Popen[bytes], host: str, port: int, path: str, *, timeout: float, interval: float = 0.1
+) -> None:
     """Wait until the server ``process`` started answers 200 on ``path`` (see ``wait_until`` for the errors)."""
-    wait_until(lambda: answers_http(host, port, path), process=process, timeout=timeout, interval=interval,
-               what=f"the server on {host}:{port}")
+    wait_until(
+        lambda: answers_http(host, port, path),
+        process=process,
+        timeout=timeout,
+        interval=interval,
+        what=f"the server on {host}:{port}",
+    )
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -177,5 +194,16 @@ def gunicorn_command(bind: str, *, workers: int, log_level: str = "warning") -> 
     """The Procfile's ``web`` command (gunicorn with ``config/gunicorn.conf.py``) run
     with this Python, on ``bind`` with ``workers`` processes. Run it from the
     repository root; ``tests/core/test_processes.py`` checks it against the Procfile."""
-    return [sys.executable, "-m", "gunicorn", "-c", GUNICORN_CONFIG, "--bind", bind, "--workers", str(workers),
-            "--log-level", log_level]
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "-c",
+        GUNICORN_CONFIG,
+        "--bind",
+        bind,
+        "--workers",
+        str(workers),
+        "--log-level",
+        log_level,
+    ]

@@ -46,8 +46,11 @@ def last_event_id(request: Request, *, maximum: int) -> int | None:
         return None
     # ASCII digits only: str.isdigit() also accepts "²" or "١٢", which int() refuses.
     if not re.fullmatch(r"[0-9]{1,10}", str(raw)) or int(raw) > maximum:
-        raise ApiError("Last-Event-ID must be an event seq (a whole number).", code=CoreCode.VALIDATION_ERROR,
-                       extra={"errors": {"Last-Event-ID": ["not an event seq"]}})
+        raise ApiError(
+            "Last-Event-ID must be an event seq (a whole number).",
+            code=CoreCode.VALIDATION_ERROR,
+            extra={"errors": {"Last-Event-ID": ["not an event seq"]}},
+        )
     return int(raw)
 
 

@@ -31,7 +31,9 @@ class Api:
 
     def call(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
         request = urllib.request.Request(
-            self.base + path, method=method, data=None if body is None else json.dumps(body).encode(),
+            self.base + path,
+            method=method,
+            data=None if body is None else json.dumps(body).encode(),
             headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json", **(headers or {})},
         )
         try:
@@ -63,8 +65,12 @@ def play(api: Api, game_id: int) -> None:
             sys.exit(f"you have no seat at game {game_id}")
         if you["your_turn"]:
             move = choose(view)
-            status, answer = api.call("POST", f"/games/{game_id}/moves/", {**move, "expected_seq": game["seq"]},
-                                      headers={"Idempotency-Key": str(uuid.uuid4())})
+            status, answer = api.call(
+                "POST",
+                f"/games/{game_id}/moves/",
+                {**move, "expected_seq": game["seq"]},
+                headers={"Idempotency-Key": str(uuid.uuid4())},
+            )
             if status in (200, 201):
                 print(f"seat {you['seat']}: {move}")
                 seq = answer["game"]["game"]["seq"]
@@ -88,7 +94,9 @@ def main() -> None:
     api = Api(args.url, args.token)
     game_id = args.game
     if game_id is None:
-        status, view = api.call("POST", "/games/", {"ruleset": {"set_max": 6, "players": args.new_vs_bots + 1, "rounds": 2}})
+        _status, view = api.call(
+            "POST", "/games/", {"ruleset": {"set_max": 6, "players": args.new_vs_bots + 1, "rounds": 2}}
+        )
         game_id = view["game"]["id"]
         for _ in range(args.new_vs_bots):
             api.call("POST", f"/games/{game_id}/bots/", {"strategy": "greedy"})

@@ -65,7 +65,9 @@ def after_commit(plan: FollowUp) -> None:
     try:
         players: Iterable[int | None] = plan.user_ids or ()
         if plan.user_ids is None:
-            players = Seat.objects.filter(game_id=plan.game_id, player__isnull=False).values_list("player_id", flat=True)
+            players = Seat.objects.filter(game_id=plan.game_id, player__isnull=False).values_list(
+                "player_id", flat=True
+            )
         live.publish(game_id=plan.game_id, seq=plan.seq, user_ids=[p for p in players if p is not None])
     except Exception:  # waiters re-read the database: a lost notice only delays them
         log.exception("could not publish game %s seq %s", plan.game_id, plan.seq)
@@ -87,8 +89,12 @@ def _send(task: str, game_id: int, seq: int, countdown: float, *, force: bool = 
         current_app.send_task(task, (game_id, seq), countdown=countdown or None)
     except Exception as error:
         BROKER.failed(error)
-        log.warning("could not send follow-up for game %s seq %s (%s); it is re-sent when the broker is back",
-                    game_id, seq, error)
+        log.warning(
+            "could not send follow-up for game %s seq %s (%s); it is re-sent when the broker is back",
+            game_id,
+            seq,
+            error,
+        )
         return False
     BROKER.succeeded()
     return True

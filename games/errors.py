@@ -56,7 +56,10 @@ GAME_CODES: dict[str, tuple[int, str]] = {
     GameCode.UNKNOWN_STRATEGY: (400, "There is no bot strategy with that name."),
     GameCode.STALE_SEQ: (409, "The game has moved on since expected_seq: re-read it and decide again."),
     GameCode.SEAT_RESIGNED: (409, "You resigned: a server bot plays the seat."),
-    GameCode.SEAT_AWAY: (409, "A bot plays your seat after repeated timeouts: take it back with POST .../return/ first."),
+    GameCode.SEAT_AWAY: (
+        409,
+        "A bot plays your seat after repeated timeouts: take it back with POST .../return/ first.",
+    ),
     GameCode.SEAT_NOT_AWAY: (409, "Your seat is not played by a bot."),
     GameCode.IDEMPOTENCY_KEY_REUSED: (422, "The Idempotency-Key was already used for a different request."),
 }

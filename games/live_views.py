@@ -28,13 +28,14 @@ MAX_SEQ = 2**31 - 1  # seq is a 32-bit column: anything larger is no event of an
 
 GAME_STREAM_DATA = (
     "JSON: for `snapshot`, the game as you may see it (`Game` schema); for an event type, the event "
-    "(`EventOutput` schema, its `data` one of `EventData`); for `end`, `{\"seq\": N, \"status\": ...}`."
+    '(`EventOutput` schema, its `data` one of `EventData`); for `end`, `{"seq": N, "status": ...}`.'
 )
-ACCOUNT_STREAM_DATA = (
-    "JSON: for `snapshot`, `{\"games\": [AccountGameOutput, ...]}`; otherwise one `AccountGameOutput`."
-)
+ACCOUNT_STREAM_DATA = 'JSON: for `snapshot`, `{"games": [AccountGameOutput, ...]}`; otherwise one `AccountGameOutput`.'
 LAST_EVENT_ID = OpenApiParameter(
-    "Last-Event-ID", int, OpenApiParameter.HEADER, required=False,
+    "Last-Event-ID",
+    int,
+    OpenApiParameter.HEADER,
+    required=False,
     description="Resume: the id (seq) of the last event you received; the stream sends the snapshot, then "
     "every event after it. Browsers' EventSource sends it by itself on reconnect.",
 )
@@ -43,13 +44,13 @@ STREAM_DESCRIPTION = (
     "may see it (`Game` schema). Then every event of the game's log after `Last-Event-ID` (or after the "
     "snapshot's seq) as `id: <seq>`, `event: <type>`, `data: <GameEvent JSON>`. A comment line "
     "`: keep-alive` at least every 15 seconds. When the game is over: `event: end` "
-    "(`{\"seq\": N, \"status\": \"finished\"}`) and the stream closes. A stream opened with a token or "
+    '(`{"seq": N, "status": "finished"}`) and the stream closes. A stream opened with a token or '
     "session closes (with no last event) within a second or two of that token being revoked or the account "
     "suspended; reconnecting then answers 401."
 )
 ACCOUNT_STREAM_DESCRIPTION = (
     "A `text/event-stream` about all your games. On every (re)connect, `event: snapshot` with "
-    "`{\"games\": [AccountGame ...]}` (your open and running games). Then, as they happen: "
+    '`{"games": [AccountGame ...]}` (your open and running games). Then, as they happen: '
     "`your_turn` (an `AccountGame` whose `your_turn` is true), `game_started`, `game_over` (with the "
     "result), each with `id: <game>.<seq>`; `: keep-alive` comments at least every 15 seconds. "
     "Reconnecting gives a fresh snapshot, so nothing needs resuming. The stream closes when the token "
@@ -61,7 +62,8 @@ class GameEventsApi(AsyncAPIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        operation_id="games_events_list", summary="The public event log after seq `after`; long-poll with `wait`",
+        operation_id="games_events_list",
+        summary="The public event log after seq `after`; long-poll with `wait`",
         parameters=[EventsQueryInput],
         responses={200: EventPageOutput, **problem_responses("validation_error", "not_found")},
     )
@@ -76,7 +78,8 @@ class GameStreamApi(AsyncAPIView):
     renderer_classes = [EventStreamRenderer, JSONRenderer]
 
     @extend_schema(
-        operation_id="games_stream", summary="Server-Sent Events of one game (resumable)",
+        operation_id="games_stream",
+        summary="Server-Sent Events of one game (resumable)",
         parameters=[LAST_EVENT_ID],
         responses={
             (200, "text/event-stream"): OpenApiResponse(
@@ -92,10 +95,14 @@ class GameStreamApi(AsyncAPIView):
         snapshot = await db_call(output.game_body, game_id, viewer)
         seq = snapshot["game"]["seq"]
         if last_id is not None and last_id > seq:
-            raise GameError(CoreCode.VALIDATION_ERROR, f"Last-Event-ID {last_id} is beyond this game's seq {seq}.",
-                            errors={"Last-Event-ID": ["beyond the game's seq"]})
-        events = streams.game_stream(game_id, snapshot, after=seq if last_id is None else last_id,
-                                     credentials=streams.Credentials.of(request))
+            raise GameError(
+                CoreCode.VALIDATION_ERROR,
+                f"Last-Event-ID {last_id} is beyond this game's seq {seq}.",
+                errors={"Last-Event-ID": ["beyond the game's seq"]},
+            )
+        events = streams.game_stream(
+            game_id, snapshot, after=seq if last_id is None else last_id, credentials=streams.Credentials.of(request)
+        )
         return stream_response(events)
 
 
@@ -104,7 +111,8 @@ class AccountStreamApi(AsyncAPIView):
     renderer_classes = [EventStreamRenderer, JSONRenderer]
 
     @extend_schema(
-        operation_id="me_stream", summary="Server-Sent Events about all your games (your turn, start, end)",
+        operation_id="me_stream",
+        summary="Server-Sent Events about all your games (your turn, start, end)",
         responses={
             (200, "text/event-stream"): OpenApiResponse(
                 response=sse_event_schema(["snapshot", "your_turn", "game_started", "game_over"], ACCOUNT_STREAM_DATA),

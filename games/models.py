@@ -72,17 +72,23 @@ class Seat(models.Model):
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     number = models.PositiveSmallIntegerField()
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="seats")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="seats"
+    )
     bot_strategy = models.CharField(max_length=32, blank=True, help_text="Set when a server bot plays this seat.")
     resigned = models.BooleanField(default=False)
-    away = models.BooleanField(default=False, help_text="Handed to a bot after repeated timeouts, until the player returns.")
+    away = models.BooleanField(
+        default=False, help_text="Handed to a bot after repeated timeouts, until the player returns."
+    )
     timeouts_in_row = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["game_id", "number"]
         constraints = [
             models.UniqueConstraint(fields=["game", "number"], name="seat_unique_number"),
-            models.UniqueConstraint(fields=["game", "player"], condition=Q(player__isnull=False), name="seat_unique_player"),
+            models.UniqueConstraint(
+                fields=["game", "player"], condition=Q(player__isnull=False), name="seat_unique_player"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -114,7 +120,9 @@ class Move(models.Model):
     seat = models.PositiveSmallIntegerField()
     payload = models.JSONField(help_text='The move as the engine reads it, e.g. {"type": "draw"}.')
     source = models.CharField(max_length=16, choices=MoveSource.choices, default=MoveSource.PLAYER)
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     idempotency_key = models.CharField(max_length=128, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -123,9 +131,14 @@ class Move(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "number"], name="move_unique_number"),
             models.UniqueConstraint(
-                fields=["game", "actor", "idempotency_key"], condition=~Q(idempotency_key=""), name="move_unique_idempotency_key"
+                fields=["game", "actor", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="move_unique_idempotency_key",
             ),
         ]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} move {self.number} (seat {self.seat})"
 
 
 class Event(models.Model):
@@ -140,3 +153,6 @@ class Event(models.Model):
     class Meta:
         ordering = ["game_id", "seq"]
         constraints = [models.UniqueConstraint(fields=["game", "seq"], name="event_unique_seq")]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} event {self.seq}: {self.type}"

@@ -19,8 +19,8 @@ from rest_framework.fields import DateTimeField
 
 from games import selectors
 from games.models import Event, Game, Move, Seat
-from players.models import User
 from games.selectors import GameView
+from players.models import User
 
 _datetime = DateTimeField()  # the same text DRF gives (ISO 8601, "Z" for UTC)
 
@@ -62,8 +62,9 @@ def game_summary_output(game: Game, seats: Iterable[Seat] | None = None) -> dict
         "turn_seat": game.turn_seat,
         "turn_deadline": _time(game.turn_deadline),
         "seats": [seat_output(seat) for seat in (game.seats.all() if seats is None else seats)],
-        "result": None if result is None else {
-            "totals": result["totals"], "winners": result["winners"], "tie_break": result["tie_break"]},
+        "result": None
+        if result is None
+        else {"totals": result["totals"], "winners": result["winners"], "tie_break": result["tie_break"]},
         "abort_reason": game.abort_reason,
         "moderated": game.moderated,
         "created_at": _time(game.created_at),
@@ -111,8 +112,12 @@ def move_output(move: Move) -> dict[str, Any]:
 
 def event_page_output(page: dict[str, Any]) -> dict[str, Any]:
     """``EventPageOutput`` from ``{seq, status, events, has_more}``."""
-    return {"seq": page["seq"], "status": str(page["status"]), "events": [event_output(e) for e in page["events"]],
-            "has_more": page["has_more"]}
+    return {
+        "seq": page["seq"],
+        "status": str(page["status"]),
+        "events": [event_output(e) for e in page["events"]],
+        "has_more": page["has_more"],
+    }
 
 
 def game_body(game_id: int, viewer: User | None) -> dict[str, Any]:

@@ -21,8 +21,12 @@ LAYOUT_NODE = {
         "seat": {"type": "integer", "description": "Who played it."},
         "inner": {"type": "integer", "description": "The pip touching the end it was played on."},
         "outer": {"type": "integer", "description": "The pip it shows outward (what its slots need)."},
-        "next": {"type": "array", "items": {"oneOf": [{"$ref": "#/components/schemas/LayoutNode"},
-                                                       {"$ref": "#/components/schemas/LayoutOpenEnd"}]}},
+        "next": {
+            "type": "array",
+            "items": {
+                "oneOf": [{"$ref": "#/components/schemas/LayoutNode"}, {"$ref": "#/components/schemas/LayoutOpenEnd"}]
+            },
+        },
     },
     "required": ["tile", "kind", "seat", "inner", "outer", "next"],
 }
@@ -74,44 +78,87 @@ _NULLABLE_INT = {"type": "integer", "nullable": True}
 
 # type -> (properties, required besides "type"); descriptions: games.serializers.ALL_EVENT_TYPES
 EVENT_PAYLOADS: dict[str, tuple[dict[str, Any], list[str]]] = {
-    "game_created": ({"creator": _STR, "ruleset": {"type": "object"}, "practice": {"type": "boolean"}},
-                     ["creator", "ruleset", "practice"]),
+    "game_created": (
+        {"creator": _STR, "ruleset": {"type": "object"}, "practice": {"type": "boolean"}},
+        ["creator", "ruleset", "practice"],
+    ),
     "seat_taken": ({"seat": _SEAT, "player": _STR, "is_bot": {"type": "boolean"}}, ["seat", "player"]),
     "seat_left": ({"seat": _SEAT, "player": _STR, "moderator": {"type": "boolean"}, "note": _STR}, ["seat", "player"]),
     "bot_added": ({"seat": _SEAT, "strategy": _STR}, ["seat", "strategy"]),
     "game_started": ({}, []),
-    "game_aborted": ({"by": _STR, "moderator": {"type": "boolean"}, "reason": _STR},
-                     ["by", "moderator", "reason"]),
-    "seat_resigned": ({"seat": _SEAT, "player": _STR, "bot_strategy": _STR},
-                      ["seat", "bot_strategy"]),
-    "turn_timed_out": ({"seat": _SEAT, "timeouts_in_row": _INT},
-                       ["seat", "timeouts_in_row"]),
-    "seat_handed_to_bot": ({"seat": _SEAT, "bot_strategy": _STR, "reason": {"type": "string", "enum": ["timeouts", "moderator"]},
-                            "moderator": {"type": "boolean"}, "note": _STR}, ["seat", "bot_strategy", "reason"]),
+    "game_aborted": ({"by": _STR, "moderator": {"type": "boolean"}, "reason": _STR}, ["by", "moderator", "reason"]),
+    "seat_resigned": ({"seat": _SEAT, "player": _STR, "bot_strategy": _STR}, ["seat", "bot_strategy"]),
+    "turn_timed_out": ({"seat": _SEAT, "timeouts_in_row": _INT}, ["seat", "timeouts_in_row"]),
+    "seat_handed_to_bot": (
+        {
+            "seat": _SEAT,
+            "bot_strategy": _STR,
+            "reason": {"type": "string", "enum": ["timeouts", "moderator"]},
+            "moderator": {"type": "boolean"},
+            "note": _STR,
+        },
+        ["seat", "bot_strategy", "reason"],
+    ),
     "seat_returned": ({"seat": _SEAT, "player": _STR}, ["seat", "player"]),
-    "round_started": ({"round": _INT, "starting_double": _TILE, "hand_sizes": _INTS, "boneyard_size": _INT},
-                      ["round", "starting_double", "hand_sizes", "boneyard_size"]),
-    "drew": ({"round": _INT, "seat": _SEAT, "boneyard_size": _INT,
-              "for_starting_double": {"type": "boolean", "description": "Drawn while nobody held the starting double."}},
-             ["round", "seat", "boneyard_size"]),
+    "round_started": (
+        {"round": _INT, "starting_double": _TILE, "hand_sizes": _INTS, "boneyard_size": _INT},
+        ["round", "starting_double", "hand_sizes", "boneyard_size"],
+    ),
+    "drew": (
+        {
+            "round": _INT,
+            "seat": _SEAT,
+            "boneyard_size": _INT,
+            "for_starting_double": {"type": "boolean", "description": "Drawn while nobody held the starting double."},
+        },
+        ["round", "seat", "boneyard_size"],
+    ),
     "spinner_placed": ({"round": _INT, "seat": _SEAT, "tile": _TILE, "arms": _STRS}, ["round", "seat", "tile", "arms"]),
-    "tile_played": ({"round": _INT, "seat": _SEAT, "tile": _TILE, "end": _STR, "outer": _INT, "new_ends": _STRS},
-                    ["round", "seat", "tile", "end", "outer", "new_ends"]),
+    "tile_played": (
+        {"round": _INT, "seat": _SEAT, "tile": _TILE, "end": _STR, "outer": _INT, "new_ends": _STRS},
+        ["round", "seat", "tile", "end", "outer", "new_ends"],
+    ),
     "spinner_completed": ({"round": _INT, "seat": _SEAT}, ["round", "seat"]),
-    "foot_opened": ({"round": _INT, "seat": _SEAT, "double": _TILE, "toes": _STRS}, ["round", "seat", "double", "toes"]),
+    "foot_opened": (
+        {"round": _INT, "seat": _SEAT, "double": _TILE, "toes": _STRS},
+        ["round", "seat", "double", "toes"],
+    ),
     "foot_completed": ({"round": _INT, "seat": _SEAT}, ["round", "seat"]),
-    "passed": ({"round": _INT, "seat": _SEAT,
-                                  "reason": {"type": "string", "enum": ["no_play", "drawn_tile_unplayable", "declined_drawn_tile"]}},
-               ["round", "seat", "reason"]),
-    "round_ended": ({"round": _INT, "number": _INT, "starting_double": _TILE, "starter": _SEAT,
-                     "reason": {"type": "string", "enum": ["domino", "blocked"]}, "went_out": _NULLABLE_INT,
-                     "hands": {"type": "array", "items": _STRS}, "scores": _INTS, "totals": _INTS},
-                    ["round", "number", "reason", "hands", "scores", "totals"]),
-    "match_ended": ({"round": _INT, "totals": _INTS, "winners": _INTS,
-                                         "tie_break": {"type": "string", "enum": ["lowest_total", "most_zero_rounds",
-                                                                                  "lowest_nonzero_round", "shared"]},
-                                         "seed": _INT},
-                    ["totals", "winners", "tie_break", "seed"]),
+    "passed": (
+        {
+            "round": _INT,
+            "seat": _SEAT,
+            "reason": {"type": "string", "enum": ["no_play", "drawn_tile_unplayable", "declined_drawn_tile"]},
+        },
+        ["round", "seat", "reason"],
+    ),
+    "round_ended": (
+        {
+            "round": _INT,
+            "number": _INT,
+            "starting_double": _TILE,
+            "starter": _SEAT,
+            "reason": {"type": "string", "enum": ["domino", "blocked"]},
+            "went_out": _NULLABLE_INT,
+            "hands": {"type": "array", "items": _STRS},
+            "scores": _INTS,
+            "totals": _INTS,
+        },
+        ["round", "number", "reason", "hands", "scores", "totals"],
+    ),
+    "match_ended": (
+        {
+            "round": _INT,
+            "totals": _INTS,
+            "winners": _INTS,
+            "tie_break": {
+                "type": "string",
+                "enum": ["lowest_total", "most_zero_rounds", "lowest_nonzero_round", "shared"],
+            },
+            "seed": _INT,
+        },
+        ["totals", "winners", "tie_break", "seed"],
+    ),
 }
 
 

@@ -68,7 +68,9 @@ class GameView:
     seed: int | None
 
 
-def game_view(*, game: Game, viewer: User | None, seats: list[Seat] | None = None, match: Match | None = None) -> GameView:
+def game_view(
+    *, game: Game, viewer: User | None, seats: list[Seat] | None = None, match: Match | None = None
+) -> GameView:
     """``seats`` (in seat order, players loaded) and ``match`` (the engine state):
     when the caller has them, else read from ``game``."""
     seats = list(game.seats.all()) if seats is None else seats
@@ -82,8 +84,15 @@ def game_view(*, game: Game, viewer: User | None, seats: list[Seat] | None = Non
             state["result"]["seed"] = None  # pragma: no cover - a finished game always shows its seed
     seat = seat_of(seats, viewer)
     if seat is not None:
-        you = {"seat": seat.number, "resigned": seat.resigned, "hand": None, "drawn_tile": None, "legal_moves": [],
-               "your_turn": False, "turn_deadline": None}
+        you = {
+            "seat": seat.number,
+            "resigned": seat.resigned,
+            "hand": None,
+            "drawn_tile": None,
+            "legal_moves": [],
+            "your_turn": False,
+            "turn_deadline": None,
+        }
         if match is not None:
             private = engine.private_view(match, seat.number)
             # A seat a server bot plays (resigned, away) is not the player's to move:
@@ -97,7 +106,9 @@ def game_view(*, game: Game, viewer: User | None, seats: list[Seat] | None = Non
                 your_turn=your_turn,
                 turn_deadline=game.turn_deadline if your_turn else None,
             )
-    return GameView(game=game, seats=seats, state=state, you=you, seed=game.seed if seed_visible(game, viewer) else None)
+    return GameView(
+        game=game, seats=seats, state=state, you=you, seed=game.seed if seed_visible(game, viewer) else None
+    )
 
 
 def event_list(*, game: Game, after: int = 0, limit: int = 500) -> list[Event]:
@@ -115,8 +126,12 @@ def event_page(*, game_id: int, after: int) -> dict[str, Any]:
     if game is None:
         raise GameError(CoreCode.NOT_FOUND, f"There is no game {game_id}.")
     events = event_list(game=game, after=after, limit=EVENT_PAGE_SIZE + 1) if game.seq > after else []
-    return {"seq": game.seq, "status": game.status, "events": events[:EVENT_PAGE_SIZE],
-            "has_more": len(events) > EVENT_PAGE_SIZE}
+    return {
+        "seq": game.seq,
+        "status": game.status,
+        "events": events[:EVENT_PAGE_SIZE],
+        "has_more": len(events) > EVENT_PAGE_SIZE,
+    }
 
 
 def account_game_list(*, user: User, also: Iterable[int] = ()) -> list[dict[str, Any]]:
@@ -132,9 +147,17 @@ def account_game_list(*, user: User, also: Iterable[int] = ()) -> list[dict[str,
         if seat is None:
             continue
         your_turn = game.status == GameStatus.RUNNING and game.turn_seat == seat.number and not seat.bot_controlled
-        rows.append({"game": game.pk, "status": game.status, "seq": game.seq, "seat": seat.number,
-                     "your_turn": your_turn, "turn_deadline": game.turn_deadline if your_turn else None,
-                     "result": game.result})
+        rows.append(
+            {
+                "game": game.pk,
+                "status": game.status,
+                "seq": game.seq,
+                "seat": seat.number,
+                "your_turn": your_turn,
+                "turn_deadline": game.turn_deadline if your_turn else None,
+                "result": game.result,
+            }
+        )
     return sorted(rows, key=lambda r: r["game"])
 
 
@@ -150,20 +173,29 @@ def hand_list(*, game: Game) -> list[dict[str, Any]]:
     match = Match.from_dict(game.state)
     hands = [_hand_summary(r, status="ended") for r in match.rounds]
     if match.status == engine.PLAYING:
-        hands.append({
-            "number": match.round_number,
-            "starting_double": engine.tile_text((match.ruleset.starting_double(match.round_index),) * 2),
-            "starter": match.starter,
-            "status": "playing" if game.status == GameStatus.RUNNING else "abandoned",
-            "reason": None, "went_out": None, "scores": None,
-        })
+        hands.append(
+            {
+                "number": match.round_number,
+                "starting_double": engine.tile_text((match.ruleset.starting_double(match.round_index),) * 2),
+                "starter": match.starter,
+                "status": "playing" if game.status == GameStatus.RUNNING else "abandoned",
+                "reason": None,
+                "went_out": None,
+                "scores": None,
+            }
+        )
     return hands
 
 
 def _hand_summary(summary: dict[str, Any], *, status: str) -> dict[str, Any]:
     return {
-        "number": summary["number"], "starting_double": summary["starting_double"], "starter": summary["starter"],
-        "status": status, "reason": summary["reason"], "went_out": summary["went_out"], "scores": summary["scores"],
+        "number": summary["number"],
+        "starting_double": summary["starting_double"],
+        "starter": summary["starter"],
+        "status": status,
+        "reason": summary["reason"],
+        "went_out": summary["went_out"],
+        "scores": summary["scores"],
     }
 
 

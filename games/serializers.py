@@ -27,7 +27,7 @@ LOBBY_EVENT_TYPES: dict[str, str] = {
     "seat_resigned": "A player resigned; a server bot plays the seat from now on.",
     "turn_timed_out": "The turn clock ran out; the server moves for the seat.",
     "seat_handed_to_bot": "A server bot plays the seat: after repeated timeouts until its player returns, "
-                          "or for good when a moderator hands it over (moderator: true).",
+    "or for good when a moderator hands it over (moderator: true).",
     "seat_returned": "The player took their seat back from the bot after timeouts (POST .../return/).",
 }
 ALL_EVENT_TYPES = {**LOBBY_EVENT_TYPES, **EVENT_TYPES}
@@ -41,38 +41,65 @@ HAND_STATUSES = ("playing", "ended", "abandoned")
 
 # -- inputs -------------------------------------------------------------------
 
+
 class RulesetInput(serializers.Serializer):
     set_max = serializers.ChoiceField(choices=SET_SIZES, default=9, help_text="Double-N set.")
     players = serializers.IntegerField(min_value=2, max_value=14, default=4)
-    hand_size = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None,
-                                         help_text="Overrides the default table of RULES.md.")
+    hand_size = serializers.IntegerField(
+        min_value=1, required=False, allow_null=True, default=None, help_text="Overrides the default table of RULES.md."
+    )
     spinner_arms = serializers.ChoiceField(choices=(4, 6), default=4)
-    rounds = serializers.IntegerField(min_value=1, max_value=19, required=False, allow_null=True, default=None,
-                                      help_text="Play only the first N rounds (highest doubles).")
+    rounds = serializers.IntegerField(
+        min_value=1,
+        max_value=19,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Play only the first N rounds (highest doubles).",
+    )
     double_blank_points = serializers.IntegerField(min_value=0, max_value=100, default=50)
 
 
 class SetupInput(serializers.Serializer):
-    hands = serializers.ListField(child=serializers.ListField(child=serializers.RegexField(TILE_PATTERN)),
-                                  help_text="Round 1's hands, seat 0 first.")
-    boneyard = serializers.ListField(child=serializers.RegexField(TILE_PATTERN), required=False, allow_null=True,
-                                     help_text="Draw order, first drawn first; omitted: the rest, shuffled.")
+    hands = serializers.ListField(
+        child=serializers.ListField(child=serializers.RegexField(TILE_PATTERN)),
+        help_text="Round 1's hands, seat 0 first.",
+    )
+    boneyard = serializers.ListField(
+        child=serializers.RegexField(TILE_PATTERN),
+        required=False,
+        allow_null=True,
+        help_text="Draw order, first drawn first; omitted: the rest, shuffled.",
+    )
 
 
 class GameCreateInput(serializers.Serializer):
     ruleset = RulesetInput(required=False)
-    turn_time_limit = serializers.IntegerField(min_value=5, max_value=86400, required=False, allow_null=True,
-                                               help_text="Seconds per turn; the server moves for a seat that runs out.")
-    bot_delay_ms = serializers.IntegerField(min_value=0, max_value=10000, default=0,
-                                            help_text="Pause before a server bot moves, so people can follow.")
-    seed = serializers.IntegerField(min_value=0, max_value=2**63 - 1, required=False, allow_null=True,
-                                    help_text="A fixed seed makes a practice game (unrated; the seed is shown to you, and to everyone after the end).")
+    turn_time_limit = serializers.IntegerField(
+        min_value=5,
+        max_value=86400,
+        required=False,
+        allow_null=True,
+        help_text="Seconds per turn; the server moves for a seat that runs out.",
+    )
+    bot_delay_ms = serializers.IntegerField(
+        min_value=0, max_value=10000, default=0, help_text="Pause before a server bot moves, so people can follow."
+    )
+    seed = serializers.IntegerField(
+        min_value=0,
+        max_value=2**63 - 1,
+        required=False,
+        allow_null=True,
+        help_text="A fixed seed makes a practice game (unrated; the seed is shown to you, and to everyone after the end).",
+    )
     setup = SetupInput(required=False, allow_null=True, help_text="A given first-round position (practice game).")
     sit = serializers.BooleanField(default=True, help_text="Take seat 0 yourself.")
 
 
 class SeatChoiceInput(serializers.Serializer):
-    seat = serializers.IntegerField(min_value=0, required=False, allow_null=True, help_text="Omitted: the first free seat.")
+    seat = serializers.IntegerField(
+        min_value=0, required=False, allow_null=True, help_text="Omitted: the first free seat."
+    )
 
 
 class BotAddInput(SeatChoiceInput):
@@ -105,16 +132,20 @@ class GameListQueryInput(serializers.Serializer):
 
 
 class EventsQueryInput(serializers.Serializer):
-    after = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0,
-                                     help_text="Return events with seq greater than this.")
+    after = serializers.IntegerField(
+        min_value=0, max_value=2**31 - 1, default=0, help_text="Return events with seq greater than this."
+    )
     wait = serializers.FloatField(
-        min_value=0, max_value=settings.LONG_POLL_MAX_SECONDS, default=0,
+        min_value=0,
+        max_value=settings.LONG_POLL_MAX_SECONDS,
+        default=0,
         help_text="If nothing is newer than `after`, wait up to this many seconds for it (long-poll); "
         "an empty list means nothing happened meanwhile.",
     )
 
 
 # -- outputs ------------------------------------------------------------------
+
 
 class RulesetOutput(serializers.Serializer):
     set_max = serializers.IntegerField()
@@ -144,7 +175,9 @@ class SeatOutput(serializers.Serializer):
 
 class ResultOutput(serializers.Serializer):
     totals = serializers.ListField(child=serializers.IntegerField())
-    winners = serializers.ListField(child=serializers.IntegerField(), help_text="Winning seat numbers (several: shared).")
+    winners = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Winning seat numbers (several: shared)."
+    )
     tie_break = serializers.ChoiceField(choices=("lowest_total", "most_zero_rounds", "lowest_nonzero_round", "shared"))
 
 
@@ -164,7 +197,8 @@ class GameSummaryOutput(serializers.Serializer):
     abort_reason = serializers.CharField(allow_blank=True)
     moderated = serializers.BooleanField(
         help_text="A moderator acted on this game (aborted it, handed a seat to a bot, removed a player); "
-        "the events concerned say \"moderator\": true.")
+        'the events concerned say "moderator": true.'
+    )
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
@@ -185,8 +219,9 @@ class RoundInfoOutput(serializers.Serializer):
     of = serializers.IntegerField()
     starting_double = serializers.CharField()
     starter = serializers.IntegerField(help_text="The seat that placed the spinner.")
-    phase = serializers.ChoiceField(choices=("spinner", "foot", "free"),
-                                    help_text="spinner/foot: only the playable ends may be played on.")
+    phase = serializers.ChoiceField(
+        choices=("spinner", "foot", "free"), help_text="spinner/foot: only the playable ends may be played on."
+    )
     drawn_tile_pending = serializers.BooleanField(help_text="The seat to move drew a playable tile: play it or pass.")
 
 
@@ -202,8 +237,10 @@ class RoundSummaryOutput(serializers.Serializer):
     starter = serializers.IntegerField()
     reason = serializers.ChoiceField(choices=("domino", "blocked"))
     went_out = serializers.IntegerField(allow_null=True)
-    hands = serializers.ListField(child=serializers.ListField(child=serializers.CharField()),
-                                  help_text="Every hand as it was at the round's end (revealed).")
+    hands = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Every hand as it was at the round's end (revealed).",
+    )
     scores = serializers.ListField(child=serializers.IntegerField())
 
 
@@ -247,8 +284,10 @@ class GameOutput(serializers.Serializer):
     """A game as the caller may see it (``GameView``)."""
 
     game = GameSummaryOutput()
-    seed = serializers.IntegerField(allow_null=True, help_text="Shown after the end (and to the creator of a practice game, "
-                                    "who chose it); null before.")
+    seed = serializers.IntegerField(
+        allow_null=True,
+        help_text="Shown after the end (and to the creator of a practice game, who chose it); null before.",
+    )
     state = MatchStateOutput(allow_null=True, help_text="The public match state; null before the start.")
     you = YouOutput(allow_null=True, help_text="Your seat, hand and legal moves; null if you have no seat.")
 
@@ -262,7 +301,9 @@ class EventOutput(serializers.Serializer):
 
 class EventPageOutput(serializers.Serializer):
     seq = serializers.IntegerField(help_text="The game's current seq.")
-    status = serializers.ChoiceField(choices=GameStatus.choices, help_text="The game's status (stop waiting once it is over).")
+    status = serializers.ChoiceField(
+        choices=GameStatus.choices, help_text="The game's status (stop waiting once it is over)."
+    )
     events = EventOutput(many=True)
     has_more = serializers.BooleanField(help_text="More events follow: ask again with after = the last seq.")
 
@@ -312,8 +353,11 @@ class HandOutput(serializers.Serializer):
 
 
 class HandDetailOutput(HandOutput):
-    revealed_hands = serializers.ListField(child=serializers.ListField(child=serializers.CharField()), allow_null=True,
-                                           help_text="Every player's tiles at the hand's end; null while it runs.")
+    revealed_hands = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        allow_null=True,
+        help_text="Every player's tiles at the hand's end; null while it runs.",
+    )
     moves = MoveOutput(many=True)
 
 

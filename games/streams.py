@@ -47,6 +47,7 @@ async def _wait(wake: asyncio.Event, seconds: float) -> None:
 
 # -- the long-poll ----------------------------------------------------------------
 
+
 async def events_after(game_id: int, after: int, wait: float) -> dict[str, Any]:
     """The first page of the game's events after ``after``: at once if there is one (or
     the game is over), else as soon as one comes, or empty after ``wait`` seconds."""
@@ -67,6 +68,7 @@ async def events_after(game_id: int, after: int, wait: float) -> dict[str, Any]:
 
 # -- the frame of both streams ---------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Credentials:
     """Who opened a stream, and with which token (None: a browser session)."""
@@ -85,8 +87,9 @@ class Credentials:
         return await db_call(player_selectors.credentials_valid, user_id=self.user_id, token_id=self.token_id)
 
 
-async def event_stream(snapshot: Any, channel: str, read: Reader,
-                       credentials: Credentials | None) -> AsyncIterator[str]:
+async def event_stream(
+    snapshot: Any, channel: str, read: Reader, credentials: Credentials | None
+) -> AsyncIterator[str]:
     """The frame of every stream: the reconnect hint and the snapshot first; then,
     each time ``channel`` wakes (or the poll interval passes), the messages ``read``
     returns - at once again while it says ``more``, until it says ``end`` - with a
@@ -127,11 +130,19 @@ async def event_stream(snapshot: Any, channel: str, read: Reader,
             if now >= next_ping:
                 yield KEEP_ALIVE
                 next_ping = now + keepalive
-            await _wait(wake, min(next_ping - now, next_check - now, poll_seconds(),
-                                  closes_at - now if closes_at is not None else keepalive))
+            await _wait(
+                wake,
+                min(
+                    next_ping - now,
+                    next_check - now,
+                    poll_seconds(),
+                    closes_at - now if closes_at is not None else keepalive,
+                ),
+            )
 
 
 # -- one game's stream -----------------------------------------------------------
+
 
 class _GameReader:
     """A game's events after ``after``, page by page; ``end`` once the game is over."""
@@ -154,14 +165,16 @@ class _GameReader:
         return messages, WAIT
 
 
-def game_stream(game_id: int, snapshot: dict[str, Any], *, after: int,
-                credentials: Credentials | None) -> AsyncIterator[str]:
+def game_stream(
+    game_id: int, snapshot: dict[str, Any], *, after: int, credentials: Credentials | None
+) -> AsyncIterator[str]:
     """The game's stream: ``snapshot`` (the ``Game`` as the viewer sees it), then every
     event after seq ``after`` as ``id: <seq>``, and ``end`` when the game is over."""
     return event_stream(snapshot, game_channel(game_id), _GameReader(game_id, after).read, credentials)
 
 
 # -- an account's stream ---------------------------------------------------------
+
 
 class _AccountReader:
     """What changed in the account's games since the last read: game_over,
@@ -190,8 +203,9 @@ class _AccountReader:
         return messages, WAIT
 
 
-def account_stream(user: Any, games: list[dict[str, Any]], snapshot: dict[str, Any], *,
-                   credentials: Credentials | None) -> AsyncIterator[str]:
+def account_stream(
+    user: Any, games: list[dict[str, Any]], snapshot: dict[str, Any], *, credentials: Credentials | None
+) -> AsyncIterator[str]:
     """The account's stream: ``snapshot`` (its ``games``, ``account_game_list`` rows),
     then what happens in them from there on."""
     return event_stream(snapshot, user_channel(user.pk), _AccountReader(user, games).read, credentials)

@@ -35,7 +35,9 @@ def pending_turns() -> list[PendingTurn]:
         if deadline is not None:  # (the filter says so; the type does not)
             found.append(PendingTurn(game_id, seq, "timeout", deadline))
     bots = running.filter(seats__number=models.F("turn_seat"), seats__bot_strategy__gt="")
-    for game_id, seq, last, started, delay in bots.values_list("id", "seq", "last_move_at", "started_at", "bot_delay_ms"):
+    for game_id, seq, last, started, delay in bots.values_list(
+        "id", "seq", "last_move_at", "started_at", "bot_delay_ms"
+    ):
         since = last or started
         if since is not None:
             found.append(PendingTurn(game_id, seq, "bot", since + timedelta(milliseconds=delay)))

@@ -40,18 +40,26 @@ from players.authentication import request_account, request_viewer
 
 PAGE = 500
 IDEMPOTENCY_KEY = OpenApiParameter(
-    "Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
     description="Any unique string (e.g. a UUID). Retrying with the same key returns the first answer "
     "(status 200, header Idempotent-Replayed: true) instead of moving twice.",
 )
 
 PAGE_PARAMETERS = [
-    OpenApiParameter("limit", int, OpenApiParameter.QUERY, required=False, description="Number of results to return per page."),
-    OpenApiParameter("offset", int, OpenApiParameter.QUERY, required=False,
-                     description="The initial index from which to return the results."),
+    OpenApiParameter(
+        "limit", int, OpenApiParameter.QUERY, required=False, description="Number of results to return per page."
+    ),
+    OpenApiParameter(
+        "offset",
+        int,
+        OpenApiParameter.QUERY,
+        required=False,
+        description="The initial index from which to return the results.",
+    ),
 ]
-
-
 
 
 # A GenericAPIView for its paginator: the list answers {count, next, previous, results}.
@@ -60,7 +68,8 @@ class GameListCreateApi(GenericAPIView):
         return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
 
     @extend_schema(
-        operation_id="games_list", summary="List games",
+        operation_id="games_list",
+        summary="List games",
         # limit/offset are named here: drf-spectacular does not infer them when error responses are declared too.
         parameters=[GameListQueryInput, *PAGE_PARAMETERS],
         responses={200: GameSummaryOutput(many=True), **problem_responses("validation_error", "not_authenticated")},
@@ -75,15 +84,22 @@ class GameListCreateApi(GenericAPIView):
         return self.get_paginated_response([output.game_summary_output(game) for game in page])
 
     @extend_schema(
-        operation_id="games_create", summary="Open a table",
-        request=GameCreateInput, responses={201: GameOutput, **problem_responses("validation_error", "invalid_ruleset", "invalid_setup")},
+        operation_id="games_create",
+        summary="Open a table",
+        request=GameCreateInput,
+        responses={201: GameOutput, **problem_responses("validation_error", "invalid_ruleset", "invalid_setup")},
     )
     def post(self, request: Request) -> Response:
         data = validated(GameCreateInput, request.data)
         ruleset = data.get("ruleset") or {}
         game = services.game_create(
-            creator=request_account(request), ruleset=ruleset, turn_time_limit=data.get("turn_time_limit"),
-            bot_delay_ms=data["bot_delay_ms"], seed=data.get("seed"), setup=data.get("setup"), sit=data["sit"],
+            creator=request_account(request),
+            ruleset=ruleset,
+            turn_time_limit=data.get("turn_time_limit"),
+            bot_delay_ms=data["bot_delay_ms"],
+            seed=data.get("seed"),
+            setup=data.get("setup"),
+            sit=data["sit"],
         )
         return Response(output.game_body(game.pk, request_viewer(request)), status=status.HTTP_201_CREATED)
 
@@ -91,7 +107,11 @@ class GameListCreateApi(GenericAPIView):
 class GameDetailApi(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(operation_id="games_retrieve", summary="A game as you may see it", responses={200: GameOutput, **problem_responses("not_found")})
+    @extend_schema(
+        operation_id="games_retrieve",
+        summary="A game as you may see it",
+        responses={200: GameOutput, **problem_responses("not_found")},
+    )
     def get(self, request: Request, game_id: int) -> Response:
         return Response(output.game_body(game_id, request_viewer(request)))
 
@@ -116,14 +136,31 @@ def _action_schema(operation_id: str, summary: str, *codes: str) -> Callable[[ty
     (its request body is the view's ``input_class``)."""
 
     def decorate(view: type[_GameActionApi]) -> type:
-        return extend_schema_view(post=extend_schema(
-            operation_id=operation_id, summary=summary, request=view.input_class,
-            responses={200: GameOutput, **problem_responses(*codes)}))(view)
+        return extend_schema_view(
+            post=extend_schema(
+                operation_id=operation_id,
+                summary=summary,
+                request=view.input_class,
+                responses={200: GameOutput, **problem_responses(*codes)},
+            )
+        )(view)
 
     return decorate
 
 
-@_action_schema("games_join", "Take a free seat", "validation_error", "no_such_seat", "not_found", "game_already_started", "game_finished", "game_aborted", "game_full", "seat_taken", "already_seated")
+@_action_schema(
+    "games_join",
+    "Take a free seat",
+    "validation_error",
+    "no_such_seat",
+    "not_found",
+    "game_already_started",
+    "game_finished",
+    "game_aborted",
+    "game_full",
+    "seat_taken",
+    "already_seated",
+)
 class GameJoinApi(_GameActionApi):
     input_class = SeatChoiceInput
 
@@ -131,27 +168,68 @@ class GameJoinApi(_GameActionApi):
         return services.game_join(game_id=game_id, player=request_account(request), seat=data.get("seat"))
 
 
-@_action_schema("games_leave", "Leave your seat before the start", "not_seated", "not_found", "game_already_started", "game_finished", "game_aborted")
+@_action_schema(
+    "games_leave",
+    "Leave your seat before the start",
+    "not_seated",
+    "not_found",
+    "game_already_started",
+    "game_finished",
+    "game_aborted",
+)
 class GameLeaveApi(_GameActionApi):
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
         return services.game_leave(game_id=game_id, player=request_account(request))
 
 
-@_action_schema("games_bots_add", "Put a server bot in a seat (creator)", "validation_error", "unknown_strategy", "no_such_seat", "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted", "game_full", "seat_taken")
+@_action_schema(
+    "games_bots_add",
+    "Put a server bot in a seat (creator)",
+    "validation_error",
+    "unknown_strategy",
+    "no_such_seat",
+    "not_creator",
+    "not_found",
+    "game_already_started",
+    "game_finished",
+    "game_aborted",
+    "game_full",
+    "seat_taken",
+)
 class GameBotAddApi(_GameActionApi):
     input_class = BotAddInput
 
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
-        return services.game_add_bot(game_id=game_id, by=request_account(request), strategy=data["strategy"], seat=data.get("seat"))
+        return services.game_add_bot(
+            game_id=game_id, by=request_account(request), strategy=data["strategy"], seat=data.get("seat")
+        )
 
 
-@_action_schema("games_start", "Start the game (creator, every seat taken)", "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted", "seats_not_filled")
+@_action_schema(
+    "games_start",
+    "Start the game (creator, every seat taken)",
+    "not_creator",
+    "not_found",
+    "game_already_started",
+    "game_finished",
+    "game_aborted",
+    "seats_not_filled",
+)
 class GameStartApi(_GameActionApi):
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
         return services.game_start(game_id=game_id, by=request_account(request))
 
 
-@_action_schema("games_abort", "Abort the table (its creator, before the start; moderators use the admin)", "validation_error", "not_creator", "not_found", "game_already_started", "game_finished", "game_aborted")
+@_action_schema(
+    "games_abort",
+    "Abort the table (its creator, before the start; moderators use the admin)",
+    "validation_error",
+    "not_creator",
+    "not_found",
+    "game_already_started",
+    "game_finished",
+    "game_aborted",
+)
 class GameAbortApi(_GameActionApi):
     input_class = GameAbortInput
 
@@ -159,13 +237,31 @@ class GameAbortApi(_GameActionApi):
         return services.game_abort(game_id=game_id, by=request_account(request), reason=data["reason"])
 
 
-@_action_schema("games_resign", "Resign: a server bot plays your seat to the end", "not_seated", "not_found", "game_not_started", "game_finished", "game_aborted", "seat_resigned")
+@_action_schema(
+    "games_resign",
+    "Resign: a server bot plays your seat to the end",
+    "not_seated",
+    "not_found",
+    "game_not_started",
+    "game_finished",
+    "game_aborted",
+    "seat_resigned",
+)
 class GameResignApi(_GameActionApi):
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
         return services.game_resign(game_id=game_id, player=request_account(request))
 
 
-@_action_schema("games_return", "Take your seat back from the bot after repeated timeouts", "not_seated", "not_found", "game_not_started", "game_finished", "game_aborted", "seat_not_away")
+@_action_schema(
+    "games_return",
+    "Take your seat back from the bot after repeated timeouts",
+    "not_seated",
+    "not_found",
+    "game_not_started",
+    "game_finished",
+    "game_aborted",
+    "seat_not_away",
+)
 class GameReturnApi(_GameActionApi):
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
         return services.seat_return(game_id=game_id, player=request_account(request))
@@ -180,8 +276,12 @@ class GameMovesApi(APIView):
     def get_throttles(self) -> list[Any]:
         return [ScopedRateThrottle()] if self.request.method == "POST" else super().get_throttles()
 
-    @extend_schema(operation_id="games_moves_list", summary="The public move log, after move number `after`",
-                   parameters=[AfterQueryInput], responses={200: MovePageOutput, **problem_responses("validation_error", "not_found")})
+    @extend_schema(
+        operation_id="games_moves_list",
+        summary="The public move log, after move number `after`",
+        parameters=[AfterQueryInput],
+        responses={200: MovePageOutput, **problem_responses("validation_error", "not_found")},
+    )
     def get(self, request: Request, game_id: int) -> Response:
         after = validated(AfterQueryInput, request.query_params)["after"]
         game = selectors.game_get(game_id=game_id)
@@ -189,18 +289,46 @@ class GameMovesApi(APIView):
         return Response(MovePageOutput({"seq": game.seq, "moves": moves[:PAGE], "has_more": len(moves) > PAGE}).data)
 
     @extend_schema(
-        operation_id="games_moves_create", summary="Play, draw or pass",
-        parameters=[IDEMPOTENCY_KEY], request=MoveSubmitInput,
-        responses={201: MoveResultOutput, 200: MoveResultOutput, **problem_responses("validation_error", "not_seated", "not_found", "stale_seq", "game_not_started", "game_finished", "game_aborted", "seat_resigned", "seat_away", "rate_limited", 422)},
+        operation_id="games_moves_create",
+        summary="Play, draw or pass",
+        parameters=[IDEMPOTENCY_KEY],
+        request=MoveSubmitInput,
+        responses={
+            201: MoveResultOutput,
+            200: MoveResultOutput,
+            **problem_responses(
+                "validation_error",
+                "not_seated",
+                "not_found",
+                "stale_seq",
+                "game_not_started",
+                "game_finished",
+                "game_aborted",
+                "seat_resigned",
+                "seat_away",
+                "rate_limited",
+                422,
+            ),
+        },
     )
     def post(self, request: Request, game_id: int) -> Response:
         data = validated(MoveSubmitInput, request.data)
         expected_seq = data.pop("expected_seq")
         key = request.headers.get("Idempotency-Key", "")
         if len(key) > 128:
-            raise GameError(CoreCode.VALIDATION_ERROR, "Idempotency-Key is at most 128 characters.", errors={"Idempotency-Key": ["too long"]})
+            raise GameError(
+                CoreCode.VALIDATION_ERROR,
+                "Idempotency-Key is at most 128 characters.",
+                errors={"Idempotency-Key": ["too long"]},
+            )
         try:
-            result = services.move_submit(game_id=game_id, player=request_account(request), move=data, expected_seq=expected_seq, idempotency_key=key)
+            result = services.move_submit(
+                game_id=game_id,
+                player=request_account(request),
+                move=data,
+                expected_seq=expected_seq,
+                idempotency_key=key,
+            )
         except GameError as error:
             if error.code == "stale_seq":
                 error.extra["game"] = output.game_body(game_id, request_account(request))
@@ -208,9 +336,14 @@ class GameMovesApi(APIView):
         if result.replayed:  # the first answer's move and events, the game as it is now
             view = selectors.game_view(game=selectors.game_get(game_id=game_id), viewer=request_account(request))
         else:  # the game as this move left it, from the rows the move locked
-            view = selectors.game_view(game=result.game, viewer=request_account(request), seats=result.seats, match=result.match)
-        body = {"move": output.move_output(result.move), "events": [output.event_output(e) for e in result.events],
-                "game": output.game_output(view)}
+            view = selectors.game_view(
+                game=result.game, viewer=request_account(request), seats=result.seats, match=result.match
+            )
+        body = {
+            "move": output.move_output(result.move),
+            "events": [output.event_output(e) for e in result.events],
+            "game": output.game_output(view),
+        }
         if result.replayed:
             return Response(body, status=status.HTTP_200_OK, headers={"Idempotent-Replayed": "true"})
         return Response(body, status=status.HTTP_201_CREATED)
@@ -219,8 +352,11 @@ class GameMovesApi(APIView):
 class GameHandsApi(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(operation_id="games_hands_list", summary="The match's hands (rounds)",
-                   responses={200: HandOutput(many=True), **problem_responses("not_found")})
+    @extend_schema(
+        operation_id="games_hands_list",
+        summary="The match's hands (rounds)",
+        responses={200: HandOutput(many=True), **problem_responses("not_found")},
+    )
     def get(self, request: Request, game_id: int) -> Response:
         game = selectors.game_get(game_id=game_id)
         return Response(HandOutput(selectors.hand_list(game=game), many=True).data)
@@ -229,8 +365,11 @@ class GameHandsApi(APIView):
 class GameHandDetailApi(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(operation_id="games_hands_retrieve", summary="One hand with its moves (tiles revealed once it ended)",
-                   responses={200: HandDetailOutput, **problem_responses("not_found")})
+    @extend_schema(
+        operation_id="games_hands_retrieve",
+        summary="One hand with its moves (tiles revealed once it ended)",
+        responses={200: HandDetailOutput, **problem_responses("not_found")},
+    )
     def get(self, request: Request, game_id: int, number: int) -> Response:
         game = selectors.game_get(game_id=game_id)
         return Response(HandDetailOutput(selectors.hand_detail(game=game, number=number)).data)
@@ -239,8 +378,11 @@ class GameHandDetailApi(APIView):
 class GameRecordApi(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(operation_id="games_record", summary="The full record (ruleset, seed, every move) for an exact replay",
-                   responses={200: GameRecordOutput, **problem_responses("not_found", "game_not_finished")})
+    @extend_schema(
+        operation_id="games_record",
+        summary="The full record (ruleset, seed, every move) for an exact replay",
+        responses={200: GameRecordOutput, **problem_responses("not_found", "game_not_finished")},
+    )
     def get(self, request: Request, game_id: int) -> Response:
         game = selectors.game_get(game_id=game_id)
         return Response(GameRecordOutput(selectors.game_record(game=game, viewer=request_viewer(request))).data)

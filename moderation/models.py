@@ -24,7 +24,9 @@ class AuditEntry(models.Model):
     moderator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="audit_entries_made")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     action = models.CharField(max_length=32, choices=AuditAction.choices, db_index=True)
-    game = models.ForeignKey("games.Game", null=True, blank=True, on_delete=models.PROTECT, related_name="audit_entries")
+    game = models.ForeignKey(
+        "games.Game", null=True, blank=True, on_delete=models.PROTECT, related_name="audit_entries"
+    )
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_entries"
     )

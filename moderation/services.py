@@ -35,13 +35,21 @@ def _require_moderator(user: User) -> None:
 def _require_reason(reason: str) -> str:
     reason = reason.strip()
     if not reason:
-        raise ApiError("A reason is required for this action.", code=CoreCode.VALIDATION_ERROR,
-                       extra={"errors": {"reason": ["This field is required."]}})
+        raise ApiError(
+            "A reason is required for this action.",
+            code=CoreCode.VALIDATION_ERROR,
+            extra={"errors": {"reason": ["This field is required."]}},
+        )
     return reason
 
 
 def _audit(
-    *, by: User, action: str, reason: str, game_id: int | None = None, player: User | None = None,
+    *,
+    by: User,
+    action: str,
+    reason: str,
+    game_id: int | None = None,
+    player: User | None = None,
     details: dict[str, Any] | None = None,
 ) -> AuditEntry:
     return AuditEntry.objects.create(
@@ -50,6 +58,7 @@ def _audit(
 
 
 # -- games ----------------------------------------------------------------------
+
 
 def moderation_game_abort(*, game_id: int, by: User, reason: str) -> Game:
     """Abort an open or running game; clients get ``game_aborted`` with the reason."""
@@ -71,8 +80,14 @@ def moderation_seat_to_bot(
         changed = game_services.seat_hand_to_bot(
             game_id=game_id, seat_number=seat_number, by=by, reason=reason, strategy=strategy
         )
-        _audit(by=by, action=AuditAction.SEAT_TO_BOT, reason=reason, game_id=game_id, player=changed.player,
-               details={"seat": seat_number, "strategy": strategy})
+        _audit(
+            by=by,
+            action=AuditAction.SEAT_TO_BOT,
+            reason=reason,
+            game_id=game_id,
+            player=changed.player,
+            details={"seat": seat_number, "strategy": strategy},
+        )
     return changed.game
 
 
@@ -82,8 +97,14 @@ def moderation_seat_remove(*, game_id: int, seat_number: int, by: User, reason: 
     reason = _require_reason(reason)
     with transaction.atomic():
         changed = game_services.seat_remove(game_id=game_id, seat_number=seat_number, by=by, reason=reason)
-        _audit(by=by, action=AuditAction.SEAT_REMOVE, reason=reason, game_id=game_id, player=changed.player,
-               details={"seat": seat_number})
+        _audit(
+            by=by,
+            action=AuditAction.SEAT_REMOVE,
+            reason=reason,
+            game_id=game_id,
+            player=changed.player,
+            details={"seat": seat_number},
+        )
     return changed.game
 
 
@@ -98,12 +119,18 @@ def moderation_hands_view(*, game_id: int, by: User, reason: str = "") -> dict[s
     if not game.state:
         raise GameError(GameCode.GAME_NOT_STARTED, "The game has not started: no tiles have been dealt.")
     view = full_view(Match.from_dict(game.state))
-    _audit(by=by, action=AuditAction.HANDS_VIEWED, reason=reason.strip(), game_id=game.pk,
-           details={"seq": game.seq, "status": game.status})
+    _audit(
+        by=by,
+        action=AuditAction.HANDS_VIEWED,
+        reason=reason.strip(),
+        game_id=game.pk,
+        details={"seq": game.seq, "status": game.status},
+    )
     return view
 
 
 # -- players --------------------------------------------------------------------
+
 
 def _locked_user(user_id: int) -> User:
     return User.objects.select_for_update().get(pk=user_id)
@@ -125,8 +152,13 @@ def moderation_player_suspend(*, player: User, by: User, reason: str) -> list[in
         player_services.user_set_active(user=player, is_active=False)
         revoked = player_services.tokens_revoke_all(user=player)
         touched = sorted(set(game_services.player_withdraw(player=player, by=by, reason=reason)))
-        _audit(by=by, action=AuditAction.PLAYER_SUSPEND, reason=reason, player=player,
-               details={"games": touched, "tokens_revoked": revoked})
+        _audit(
+            by=by,
+            action=AuditAction.PLAYER_SUSPEND,
+            reason=reason,
+            player=player,
+            details={"games": touched, "tokens_revoked": revoked},
+        )
     return touched
 
 

@@ -111,7 +111,9 @@ class Supervisor:
         child.history.append(child.last_exit)
         child.process = None
         child.restart_at = now + delay
-        log.error("%s (pid %s) %s after %.1f s; restarting it in %.0f s", child.name, pid, child.last_exit, lived, delay)
+        log.error(
+            "%s (pid %s) %s after %.1f s; restarting it in %.0f s", child.name, pid, child.last_exit, lived, delay
+        )
         self._changed()
 
     def run(self, stop: threading.Event, *, tick: float = 0.2, every: Callable[[], None] | None = None) -> None:
@@ -128,7 +130,9 @@ class Supervisor:
         late = stop_groups([c.process for c in running], timeout=self.stop_grace)  # type: ignore[misc]
         for child in running:
             if child.process in late:
-                log.warning("%s (pid %s) did not stop within %.0f s: killing it", child.name, child.pid, self.stop_grace)
+                log.warning(
+                    "%s (pid %s) did not stop within %.0f s: killing it", child.name, child.pid, self.stop_grace
+                )
         for child in self.children:
             child.process = None
             child.restart_at = None
@@ -140,4 +144,3 @@ class Supervisor:
                 self.on_change(self)
             except Exception:  # reporting must never stop supervising
                 log.exception("could not report the supervised processes")
-

@@ -15,18 +15,32 @@ class PlayerCode(StrEnum):
     TOO_MANY_TOKENS = "too_many_tokens"
 
 
-register_enum(PlayerCode, {
-    PlayerCode.USERNAME_TAKEN: (
-        409, "Another account already uses this username (usernames ignore case).", "Username taken"),
-    PlayerCode.INVALID_CREDENTIALS: (
-        401, "The username or password is wrong, or the account is suspended.", "Invalid credentials"),
-    PlayerCode.LOGIN_LOCKED: (
-        429, "Too many wrong passwords for this account: password log-in is locked for `retry_after` "
-        "seconds (the lock grows with each further failure). API tokens keep working.", "Password log-in locked"),
-    PlayerCode.TOO_MANY_TOKENS: (
-        409, "The account holds the most active API tokens it may (MAX_TOKENS_PER_ACCOUNT): revoke one first.",
-        "Too many tokens"),
-})
+register_enum(
+    PlayerCode,
+    {
+        PlayerCode.USERNAME_TAKEN: (
+            409,
+            "Another account already uses this username (usernames ignore case).",
+            "Username taken",
+        ),
+        PlayerCode.INVALID_CREDENTIALS: (
+            401,
+            "The username or password is wrong, or the account is suspended.",
+            "Invalid credentials",
+        ),
+        PlayerCode.LOGIN_LOCKED: (
+            429,
+            "Too many wrong passwords for this account: password log-in is locked for `retry_after` "
+            "seconds (the lock grows with each further failure). API tokens keep working.",
+            "Password log-in locked",
+        ),
+        PlayerCode.TOO_MANY_TOKENS: (
+            409,
+            "The account holds the most active API tokens it may (MAX_TOKENS_PER_ACCOUNT): revoke one first.",
+            "Too many tokens",
+        ),
+    },
+)
 
 
 class PlayerError(ApiError):

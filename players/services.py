@@ -75,7 +75,7 @@ def token_issue(*, user: User, name: str) -> IssuedToken:
         raise PlayerError(
             PlayerCode.TOO_MANY_TOKENS,
             f"You hold {settings.MAX_TOKENS_PER_ACCOUNT} active tokens, the most an account may: "
-            "revoke one you no longer use (DELETE /api/v1/tokens/{id}/)."
+            "revoke one you no longer use (DELETE /api/v1/tokens/{id}/).",
         )
     wait = Limit("tokens", settings.THROTTLE_TOKENS, store="database").hit(str(user.pk))
     if wait is not None:

@@ -68,9 +68,7 @@ def probe_postgres(url: str) -> str | None:
 
     try:
         # The maintenance database: the test database need not exist yet.
-        conninfo = psycopg.conninfo.make_conninfo(
-            url, dbname="postgres", connect_timeout=PROBE_TIMEOUT_SECONDS
-        )
+        conninfo = psycopg.conninfo.make_conninfo(url, dbname="postgres", connect_timeout=PROBE_TIMEOUT_SECONDS)
         with psycopg.connect(conninfo):
             return None
     except Exception as error:  # any failure means "not usable"
@@ -142,8 +140,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         problems = ci_problems(services)
         if problems:
             raise pytest.UsageError(
-                "CI=true and a service the tests need is missing (.ci/run starts them):\n  "
-                + "\n  ".join(problems)
+                "CI=true and a service the tests need is missing (.ci/run starts them):\n  " + "\n  ".join(problems)
             )
 
 

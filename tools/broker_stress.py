@@ -70,12 +70,16 @@ class Consumed:
 
 def connect(options: Options) -> kombu.Connection:
     folder = Path(options.folder)
-    return kombu.Connection("filesystem://", transport=TRANSPORTS[options.transport], transport_options={
-        "data_folder_in": str(folder),
-        "data_folder_out": str(folder),
-        "control_folder": str(folder / "control"),
-        "polling_interval": options.polling_interval,
-    })
+    return kombu.Connection(
+        "filesystem://",
+        transport=TRANSPORTS[options.transport],
+        transport_options={
+            "data_folder_in": str(folder),
+            "data_folder_out": str(folder),
+            "control_folder": str(folder / "control"),
+            "polling_interval": options.polling_interval,
+        },
+    )
 
 
 def body_for(producer: int, seq: int, size: int) -> str:
@@ -93,8 +97,12 @@ def produce(options: Options, producer: int, start: Any, results: Any) -> None:
         start.wait()
         first_send = time.time()
         for seq in range(options.messages):
-            payload = {"producer": producer, "seq": seq, "sent": time.time(),
-                       "body": body_for(producer, seq, options.size)}
+            payload = {
+                "producer": producer,
+                "seq": seq,
+                "sent": time.time(),
+                "body": body_for(producer, seq, options.size),
+            }
             try:
                 publisher.publish(payload, exchange=EXCHANGE, routing_key="stress", declare=[QUEUE])
             except Exception:  # counted: the figure is what this measures
@@ -167,8 +175,9 @@ def run(options: Options) -> dict[str, Any]:
     consumer.start()
     if not ready.wait(START_TIMEOUT):
         raise SystemExit("the consumer did not start")
-    producers = [context.Process(target=produce, args=(options, n, start, sent_queue))
-                 for n in range(options.producers)]
+    producers = [
+        context.Process(target=produce, args=(options, n, start, sent_queue)) for n in range(options.producers)
+    ]
     for process in producers:
         process.start()
     start.wait()
@@ -180,8 +189,7 @@ def run(options: Options) -> dict[str, Any]:
     consumer.join()
 
     folder = Path(options.folder)
-    sent = {(producer, seq) for producer, failed, _, _ in reports
-            for seq in set(range(options.messages)) - set(failed)}
+    sent = {(producer, seq) for producer, failed, _, _ in reports for seq in set(range(options.messages)) - set(failed)}
     first_send = min(report[2] for report in reports)
     last_send = max(report[3] for report in reports)
     rejected = len(list((folder / "rejected").glob("*"))) if (folder / "rejected").exists() else 0
@@ -226,8 +234,18 @@ def main(argv: list[str]) -> None:
         for transport in transports:
             folder = tempfile.mkdtemp(prefix=f"broker-stress-{transport}-", dir=args.dir)
             try:
-                figures = run(Options(transport, args.producers, args.messages, args.size, args.polling_interval,
-                                      args.deadline, args.idle, folder))
+                figures = run(
+                    Options(
+                        transport,
+                        args.producers,
+                        args.messages,
+                        args.size,
+                        args.polling_interval,
+                        args.deadline,
+                        args.idle,
+                        folder,
+                    )
+                )
             finally:
                 shutil.rmtree(folder, ignore_errors=True)
             print(f"run: {number}")

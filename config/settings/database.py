@@ -2,9 +2,7 @@
 
 from config.settings.env import BASE_DIR, env
 
-DATABASES = {
-    "default": env.db_url("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
-}
+DATABASES = {"default": env.db_url("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Reusing connections is measured 2.5x faster than a connection per request.
     # Web processes serve waiting requests as coroutines (whose database calls

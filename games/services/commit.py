@@ -111,9 +111,7 @@ class GameChange:
         game.turn_deadline = timezone.now() + timedelta(seconds=limit) if limit and not bot_turn else None
         self._bot_turn = bot_turn
 
-    def match_store(
-        self, match: Match, payloads: list[dict[str, Any]], seats: list[Seat] | None = None
-    ) -> list[Event]:
+    def match_store(self, match: Match, payloads: list[dict[str, Any]], seats: list[Seat] | None = None) -> list[Event]:
         """Store the engine's new state and its events (and the result when the
         match has ended); recompute the turn."""
         rows = self.events_append(*payloads)
@@ -128,8 +126,15 @@ class GameChange:
         return rows
 
     def move_record(
-        self, seat: Seat, move: dict[str, Any], *, source: str, actor: User | None, idempotency_key: str = "",
-        match: Match | None = None, seats: list[Seat] | None = None,
+        self,
+        seat: Seat,
+        move: dict[str, Any],
+        *,
+        source: str,
+        actor: User | None,
+        idempotency_key: str = "",
+        match: Match | None = None,
+        seats: list[Seat] | None = None,
     ) -> MoveResult:
         """Apply one move to the running game through the engine and store
         everything it changed. A ``RuleError`` propagates before anything is
@@ -140,8 +145,15 @@ class GameChange:
         round_number = match.round_number
         payloads = match.apply(seat.number, move)
         row = Move.objects.create(
-            game=game, number=match.move_count, seq=game.seq + 1, round=round_number, seat=seat.number,
-            payload=EngineMove.from_dict(move).to_dict(), source=source, actor=actor, idempotency_key=idempotency_key,
+            game=game,
+            number=match.move_count,
+            seq=game.seq + 1,
+            round=round_number,
+            seat=seat.number,
+            payload=EngineMove.from_dict(move).to_dict(),
+            source=source,
+            actor=actor,
+            idempotency_key=idempotency_key,
         )
         events = self.match_store(match, payloads, seats)
         self.update(last_move_at=timezone.now())
@@ -161,7 +173,10 @@ class GameChange:
         self.game.save(update_fields=sorted(self._fields))
         game, seats = self.game, self._notify_seats
         plan = dispatch.FollowUp(
-            game_id=game.pk, seq=game.seq, bot_turn=self._bot_turn, bot_delay_ms=game.bot_delay_ms,
+            game_id=game.pk,
+            seq=game.seq,
+            bot_turn=self._bot_turn,
+            bot_delay_ms=game.bot_delay_ms,
             deadline=game.turn_deadline,
             user_ids=None if seats is None else tuple(s.player_id for s in seats if s.player_id is not None),
         )

@@ -48,8 +48,9 @@ def game_create(
         bot_delay_ms=bot_delay_ms,
     ) as change:
         game = change.game
-        events = [{"type": "game_created", "creator": creator.username, "ruleset": rules.to_dict(),
-                   "practice": game.practice}]
+        events = [
+            {"type": "game_created", "creator": creator.username, "ruleset": rules.to_dict(), "practice": game.practice}
+        ]
         if sit:
             change.seat_update(game.seats.get(number=0), player=creator)
             events.append({"type": "seat_taken", "seat": 0, "player": creator.username, "is_bot": creator.is_bot})
@@ -78,8 +79,9 @@ def game_join(*, game_id: int, player: User, seat: int | None = None) -> Game:
             raise GameError(GameCode.ALREADY_SEATED, "You already have a seat at this game.")
         free = _free_seat(change, seat)
         change.seat_update(free, player=player)
-        change.events_append({"type": "seat_taken", "seat": free.number, "player": player.username,
-                              "is_bot": player.is_bot})
+        change.events_append(
+            {"type": "seat_taken", "seat": free.number, "player": player.username, "is_bot": player.is_bot}
+        )
     return change.game
 
 
@@ -96,8 +98,9 @@ def game_leave(*, game_id: int, player: User) -> Game:
 
 def game_add_bot(*, game_id: int, by: User, strategy: str, seat: int | None = None) -> Game:
     if strategy not in STRATEGIES:
-        raise GameError(GameCode.UNKNOWN_STRATEGY,
-                        f"No bot strategy {strategy!r}; there are: {', '.join(sorted(STRATEGIES))}.")
+        raise GameError(
+            GameCode.UNKNOWN_STRATEGY, f"No bot strategy {strategy!r}; there are: {', '.join(sorted(STRATEGIES))}."
+        )
     with game_change(game_id) as change:
         require_creator(change.game, by)
         require_status(change.game, GameStatus.OPEN)
@@ -114,8 +117,10 @@ def game_start(*, game_id: int, by: User) -> Game:
         require_status(game, GameStatus.OPEN)
         empty = [s.number for s in game.seats.all() if not s.is_taken]
         if empty:
-            raise GameError(GameCode.SEATS_NOT_FILLED,
-                            f"Seat(s) {', '.join(map(str, empty))} still empty: fill them (or add bots) first.")
+            raise GameError(
+                GameCode.SEATS_NOT_FILLED,
+                f"Seat(s) {', '.join(map(str, empty))} still empty: fill them (or add bots) first.",
+            )
         with engine_refusals():
             match, payloads = Match.new(Ruleset.from_dict(game.ruleset), game.seed, game.setup)
         change.update(status=GameStatus.RUNNING, started_at=timezone.now())
@@ -136,6 +141,7 @@ def game_abort(*, game_id: int, by: User, reason: str = "") -> Game:
 
 def abort(change: GameChange, *, by: User, reason: str, moderator: bool) -> None:
     """End the game without a result (inside a change that has checked who may)."""
-    change.update(status=GameStatus.ABORTED, abort_reason=reason, finished_at=timezone.now(), turn_seat=None,
-                  turn_deadline=None)
+    change.update(
+        status=GameStatus.ABORTED, abort_reason=reason, finished_at=timezone.now(), turn_seat=None, turn_deadline=None
+    )
     change.events_append({"type": "game_aborted", "by": by.username, "moderator": moderator, "reason": reason})

@@ -48,8 +48,17 @@ def seat_hand_to_bot(
         seat = seat_numbered(locked_seats(change), seat_number, change.game)
         player = seat.player
         change.seat_update(seat, bot_strategy=strategy, away=False, resigned=seat.player_id is not None)
-        seat_change_record(change, {"type": "seat_handed_to_bot", "seat": seat_number, "bot_strategy": strategy,
-                                    "reason": "moderator", "moderator": True, "note": reason})
+        seat_change_record(
+            change,
+            {
+                "type": "seat_handed_to_bot",
+                "seat": seat_number,
+                "bot_strategy": strategy,
+                "reason": "moderator",
+                "moderator": True,
+                "note": reason,
+            },
+        )
         change.mark_moderated()
     return SeatChanged(change.game, player)
 
@@ -65,8 +74,9 @@ def seat_remove(*, game_id: int, seat_number: int, by: User, reason: str = "") -
         player = seat.player
         who = player.username if player is not None else f"bot:{seat.bot_strategy}"
         change.seat_update(seat, player=None, bot_strategy="")
-        change.events_append({"type": "seat_left", "seat": seat_number, "player": who, "moderator": True,
-                              "note": reason})
+        change.events_append(
+            {"type": "seat_left", "seat": seat_number, "player": who, "moderator": True, "note": reason}
+        )
         change.mark_moderated()
     return SeatChanged(change.game, player)
 

@@ -74,18 +74,24 @@ def move_submit(
         if seat.resigned:
             raise GameError(GameCode.SEAT_RESIGNED, "You resigned: a server bot plays your seat.")
         if seat.away:
-            raise GameError(GameCode.SEAT_AWAY,
-                            "A bot plays your seat after repeated timeouts: POST .../return/ to take it back.")
+            raise GameError(
+                GameCode.SEAT_AWAY, "A bot plays your seat after repeated timeouts: POST .../return/ to take it back."
+            )
         if expected_seq != game.seq:
-            raise GameError(GameCode.STALE_SEQ, f"The game is at seq {game.seq}, not {expected_seq}: re-read it.",
-                            current_seq=game.seq)
+            raise GameError(
+                GameCode.STALE_SEQ,
+                f"The game is at seq {game.seq}, not {expected_seq}: re-read it.",
+                current_seq=game.seq,
+            )
         try:
             with engine_refusals():
-                result = change.move_record(seat, move, source=MoveSource.PLAYER, actor=player,
-                                            idempotency_key=idempotency_key, seats=seats)
+                result = change.move_record(
+                    seat, move, source=MoveSource.PLAYER, actor=player, idempotency_key=idempotency_key, seats=seats
+                )
         except IntegrityError:  # pragma: no cover - the row lock makes this unreachable; the constraint is the backstop
-            raise GameError(GameCode.STALE_SEQ, "Another move was recorded first: re-read the game.",
-                            current_seq=game.seq) from None
+            raise GameError(
+                GameCode.STALE_SEQ, "Another move was recorded first: re-read the game.", current_seq=game.seq
+            ) from None
         if seat.timeouts_in_row:
             change.seat_update(seat, timeouts_in_row=0)
         return result
@@ -109,8 +115,9 @@ def _still_due(change: GameChange, expected_seq: int, what: str) -> bool:
     game = change.game
     if game.status == GameStatus.RUNNING and game.seq == expected_seq:
         return True
-    log.info("%s task for game %s at seq %s is stale (game %s at seq %s)", what, game.pk, expected_seq, game.status,
-             game.seq)
+    log.info(
+        "%s task for game %s at seq %s is stale (game %s at seq %s)", what, game.pk, expected_seq, game.status, game.seq
+    )
     return False
 
 
@@ -161,8 +168,9 @@ def _timeout(change: GameChange, expected_seq: int) -> MoveResult | None:
     notes: list[dict[str, Any]] = [{"type": "turn_timed_out", "seat": seat.number, "timeouts_in_row": timeouts}]
     if timeouts >= AWAY_AFTER_TIMEOUTS:
         change.seat_update(seat, timeouts_in_row=timeouts, away=True, bot_strategy=FALLBACK_STRATEGY)
-        notes.append({"type": "seat_handed_to_bot", "seat": seat.number, "bot_strategy": FALLBACK_STRATEGY,
-                      "reason": "timeouts"})
+        notes.append(
+            {"type": "seat_handed_to_bot", "seat": seat.number, "bot_strategy": FALLBACK_STRATEGY, "reason": "timeouts"}
+        )
     else:
         change.seat_update(seat, timeouts_in_row=timeouts)
     change.events_append(*notes)
@@ -199,6 +207,7 @@ def game_resign(*, game_id: int, player: User, strategy: str = FALLBACK_STRATEGY
         if seat.resigned:
             raise GameError(GameCode.SEAT_RESIGNED, "You already resigned.")
         change.seat_update(seat, resigned=True, away=False, bot_strategy=strategy)
-        seat_change_record(change, {"type": "seat_resigned", "seat": seat.number, "player": player.username,
-                                    "bot_strategy": strategy})
+        seat_change_record(
+            change, {"type": "seat_resigned", "seat": seat.number, "player": player.username, "bot_strategy": strategy}
+        )
     return change.game

@@ -40,7 +40,8 @@ class ModerateMixin:
 
 class ReasonForm(forms.Form):
     reason = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=500,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        max_length=500,
         help_text="Kept in the audit trail; for a game, also shown to its players.",
     )
 
@@ -54,8 +55,15 @@ def error_text(error: ApiError) -> str:
 
 
 def render_action_page(
-    request: HttpRequest, model_admin: admin.ModelAdmin, *, title: str, form: forms.Form,
-    objects: Iterable[Model], original: Model | None = None, note: str = "", submit: str = "Confirm",
+    request: HttpRequest,
+    model_admin: admin.ModelAdmin,
+    *,
+    title: str,
+    form: forms.Form,
+    objects: Iterable[Model],
+    original: Model | None = None,
+    note: str = "",
+    submit: str = "Confirm",
     selected_action: tuple[str, list[Any]] | None = None,
 ) -> TemplateResponse:
     """The page that asks for a reason (and, for seat actions, a seat)."""
@@ -76,8 +84,15 @@ def render_action_page(
 
 
 def reason_action(
-    model_admin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any], *, name: str, title: str,
-    perform: Callable[[Any, str], str], reason_required: bool = True, note: str = "",
+    model_admin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset: QuerySet[Any],
+    *,
+    name: str,
+    title: str,
+    perform: Callable[[Any, str], str],
+    reason_required: bool = True,
+    note: str = "",
 ) -> HttpResponse | None:
     """The body of a list action that first asks for a reason.
 

@@ -66,6 +66,7 @@ def _public_view(game: Game) -> dict[str, Any] | None:
 
 # -- list filters -------------------------------------------------------------
 
+
 class HasBotsFilter(admin.SimpleListFilter):
     title = "bots"
     parameter_name = "has_bots"
@@ -97,6 +98,7 @@ class StuckFilter(admin.SimpleListFilter):
 
 
 # -- inlines ------------------------------------------------------------------
+
 
 class _GameInline(ReadOnlyAdminMixin, admin.TabularInline):
     """A read-only part of a game: whoever may view the game may view it."""
@@ -130,6 +132,7 @@ class MoveInline(_GameInline):
 
 # -- forms of the game actions -----------------------------------------------
 
+
 class SeatReasonForm(ReasonForm):
     seat = forms.TypedChoiceField(coerce=int, choices=())
     field_order = ["seat", "strategy", "reason"]
@@ -142,7 +145,8 @@ class SeatReasonForm(ReasonForm):
 
 class SeatToBotForm(SeatReasonForm):
     strategy = forms.ChoiceField(
-        choices=[(name, name) for name in sorted(STRATEGIES)], initial=game_services.FALLBACK_STRATEGY,
+        choices=[(name, name) for name in sorted(STRATEGIES)],
+        initial=game_services.FALLBACK_STRATEGY,
         help_text="The server bot that plays the seat until the end.",
     )
 
@@ -153,6 +157,7 @@ def _form_data(request: HttpRequest) -> Any:
 
 # -- the admin ------------------------------------------------------------------
 
+
 @admin.register(Game)
 class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("id", "status", "players", "bots", "created_at", "last_move_at", "turn_deadline", "moderated")
@@ -162,8 +167,26 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     actions = ["abort_selected"]
     inlines = [SeatInline, MoveInline, AuditEntryInline]
     fieldsets = (
-        (None, {"fields": ("status", "creator", "practice", "ruleset", "turn_time_limit", "bot_delay_ms",
-                           "seq", "turn_seat", "turn_deadline", "moderated", "abort_reason", "seed_shown", "api")}),
+        (
+            None,
+            {
+                "fields": (
+                    "status",
+                    "creator",
+                    "practice",
+                    "ruleset",
+                    "turn_time_limit",
+                    "bot_delay_ms",
+                    "seq",
+                    "turn_seat",
+                    "turn_deadline",
+                    "moderated",
+                    "abort_reason",
+                    "seed_shown",
+                    "api",
+                )
+            },
+        ),
         ("Times", {"fields": ("created_at", "started_at", "finished_at", "last_move_at")}),
         ("Scores", {"fields": ("scores",)}),
         ("Layout", {"fields": ("layout_picture",)}),
@@ -203,8 +226,9 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         return render_to_string("admin/games/game/layout.html", {"view": view})
 
     # -- pages ------------------------------------------------------------------------
-    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
-                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
         extra = {"can_moderate": self.has_moderate_permission(request), **(extra_context or {})}
         return super().change_view(request, object_id, form_url, extra)
 
@@ -212,10 +236,10 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         info = self.opts.app_label, self.opts.model_name
         wrap = self.admin_site.admin_view
         own = [
-            path("<path:object_id>/abort/", wrap(self.abort_view), name="%s_%s_abort" % info),
-            path("<path:object_id>/seat-to-bot/", wrap(self.seat_to_bot_view), name="%s_%s_seat_to_bot" % info),
-            path("<path:object_id>/seat-remove/", wrap(self.seat_remove_view), name="%s_%s_seat_remove" % info),
-            path("<path:object_id>/hands/", wrap(self.hands_view), name="%s_%s_hands" % info),
+            path("<path:object_id>/abort/", wrap(self.abort_view), name="{}_{}_abort".format(*info)),
+            path("<path:object_id>/seat-to-bot/", wrap(self.seat_to_bot_view), name="{}_{}_seat_to_bot".format(*info)),
+            path("<path:object_id>/seat-remove/", wrap(self.seat_remove_view), name="{}_{}_seat_remove".format(*info)),
+            path("<path:object_id>/hands/", wrap(self.hands_view), name="{}_{}_hands".format(*info)),
         ]
         return own + super().get_urls()  # first: the default "<object_id>/" would catch these
 
@@ -249,8 +273,15 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
             moderation.moderation_game_abort(game_id=game.pk, by=request_account(request), reason=data["reason"])
             return f"Game {game.pk} aborted."
 
-        return self._act(request, game, ReasonForm(_form_data(request)), perform, title=f"Abort game {game.pk}",
-                         submit="Abort the game", note="The game ends now, without a result; its players see the reason.")
+        return self._act(
+            request,
+            game,
+            ReasonForm(_form_data(request)),
+            perform,
+            title=f"Abort game {game.pk}",
+            submit="Abort the game",
+            note="The game ends now, without a result; its players see the reason.",
+        )
 
     def seat_to_bot_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         game = self._game_to_moderate(request, object_id)
@@ -258,25 +289,44 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         form = SeatToBotForm(_form_data(request), seats=seats)
 
         def perform(data: dict[str, Any]) -> str:
-            moderation.moderation_seat_to_bot(game_id=game.pk, seat_number=data["seat"], by=request_account(request),
-                                              reason=data["reason"], strategy=data["strategy"])
+            moderation.moderation_seat_to_bot(
+                game_id=game.pk,
+                seat_number=data["seat"],
+                by=request_account(request),
+                reason=data["reason"],
+                strategy=data["strategy"],
+            )
             return f"Seat {data['seat']} of game {game.pk} is now played by a bot ({data['strategy']})."
 
-        return self._act(request, game, form, perform, title=f"Hand a seat of game {game.pk} to a bot",
-                         submit="Hand the seat to a bot",
-                         note="A server bot plays the seat until the end; the player cannot take it back.")
+        return self._act(
+            request,
+            game,
+            form,
+            perform,
+            title=f"Hand a seat of game {game.pk} to a bot",
+            submit="Hand the seat to a bot",
+            note="A server bot plays the seat until the end; the player cannot take it back.",
+        )
 
     def seat_remove_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         game = self._game_to_moderate(request, object_id)
         form = SeatReasonForm(_form_data(request), seats=[s for s in game.seats.all() if s.is_taken])
 
         def perform(data: dict[str, Any]) -> str:
-            moderation.moderation_seat_remove(game_id=game.pk, seat_number=data["seat"], by=request_account(request),
-                                              reason=data["reason"])
+            moderation.moderation_seat_remove(
+                game_id=game.pk, seat_number=data["seat"], by=request_account(request), reason=data["reason"]
+            )
             return f"Seat {data['seat']} of game {game.pk} is empty again."
 
-        return self._act(request, game, form, perform, title=f"Remove a player from game {game.pk}",
-                         submit="Empty the seat", note="Only before the start: the seat becomes free again.")
+        return self._act(
+            request,
+            game,
+            form,
+            perform,
+            title=f"Remove a player from game {game.pk}",
+            submit="Empty the seat",
+            note="Only before the start: the seat becomes free again.",
+        )
 
     def hands_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         game = self._game_to_moderate(request, object_id)
@@ -294,10 +344,16 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
             }
             return TemplateResponse(request, "admin/games/game/hands.html", context)
 
-        return self._act(request, game, ReasonForm(_form_data(request), reason_required=False), perform,
-                         title=f"Reveal the hands of game {game.pk}", submit="Reveal the hands",
-                         note="Every hand, the boneyard and the seed are shown. "
-                              "This look is recorded in the audit trail with your name.")
+        return self._act(
+            request,
+            game,
+            ReasonForm(_form_data(request), reason_required=False),
+            perform,
+            title=f"Reveal the hands of game {game.pk}",
+            submit="Reveal the hands",
+            note="Every hand, the boneyard and the seed are shown. "
+            "This look is recorded in the audit trail with your name.",
+        )
 
     @admin.action(description="Abort selected games (asks for a reason)", permissions=["moderate"])
     def abort_selected(self, request: HttpRequest, queryset: QuerySet[Game]) -> HttpResponse | None:
@@ -305,5 +361,12 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
             moderation.moderation_game_abort(game_id=game.pk, by=request_account(request), reason=reason)
             return "aborted."
 
-        return reason_action(self, request, queryset, name="abort_selected", title="Abort games", perform=perform,
-                             note="These games end now, without a result; their players see the reason.")
+        return reason_action(
+            self,
+            request,
+            queryset,
+            name="abort_selected",
+            title="Abort games",
+            perform=perform,
+            note="These games end now, without a result; their players see the reason.",
+        )

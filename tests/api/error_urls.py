@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404
 from django.urls import path
@@ -10,8 +12,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
-
-from enum import StrEnum
 
 from core.errors import ApiError, Conflict, register_error_code
 from games.engine.errors import RuleError, RulesetError

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from games.strategies import STRATEGIES
 from games import services
 from games.models import Move
+from games.strategies import STRATEGIES
 from tests.api.games_helpers import BOTS, PLAY_SETUP, ok, play, view
 
 pytestmark = pytest.mark.django_db

@@ -33,19 +33,26 @@ def test_the_web_command_is_the_procfiles_run_with_this_python():
     procfile = shlex.split(web.removeprefix("web:"))
     command = gunicorn_command("127.0.0.1:8123", workers=3)
     assert command[:3] == [sys.executable, "-m", procfile[0]]
-    assert command[3:3 + len(procfile) - 1] == procfile[1:]
-    assert command[3 + len(procfile) - 1:] == ["--bind", "127.0.0.1:8123", "--workers", "3", "--log-level", "warning"]
+    assert command[3 : 3 + len(procfile) - 1] == procfile[1:]
+    assert command[3 + len(procfile) - 1 :] == ["--bind", "127.0.0.1:8123", "--workers", "3", "--log-level", "warning"]
 
 
 def test_a_stop_takes_down_the_group_even_a_child_that_ignores_sigterm(tmp_path):
     pids = tmp_path / "grandchild.pid"
     log = tmp_path / "child.log"
-    parent = spawn([sys.executable, "-c", (
-        "import subprocess, sys, time\n"
-        f"p = subprocess.Popen([sys.executable, '-c', {DEAF!r}])\n"
-        f"open({str(pids)!r}, 'w').write(str(p.pid))\n"
-        "time.sleep(60)"
-    )], log=log)
+    parent = spawn(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import subprocess, sys, time\n"
+                f"p = subprocess.Popen([sys.executable, '-c', {DEAF!r}])\n"
+                f"open({str(pids)!r}, 'w').write(str(p.pid))\n"
+                "time.sleep(60)"
+            ),
+        ],
+        log=log,
+    )
     wait_until(lambda: "deaf" in log.read_text(), process=parent, timeout=20, interval=0.05)
     grandchild = int(pids.read_text())
     started = time.monotonic()
@@ -69,5 +76,5 @@ def test_a_wait_gives_up_as_soon_as_the_child_is_dead_or_the_time_is_up():
     with pytest.raises(ChildExited) as exited:
         wait_until(lambda: False, process=quitter, timeout=30)
     assert exited.value.returncode == 3 and "exited with code 3" in str(exited.value)
-    with pytest.raises(NotReady, match="the thing was not ready within 0.1 s"):
+    with pytest.raises(NotReady, match=r"the thing was not ready within 0\.1 s"):
         wait_until(lambda: False, process=None, timeout=0.1, interval=0.02, what="the thing")

@@ -43,9 +43,23 @@ class RedisServer:
             return False
 
     def start(self) -> None:
-        assert self.process is None
-        self.process = spawn([REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                              "--appendonly", "no", "--dir", str(self.folder)], log=self.folder / "redis.log")
+        assert self.process is None and REDIS_SERVER is not None
+        self.process = spawn(
+            [
+                REDIS_SERVER,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.folder),
+            ],
+            log=self.folder / "redis.log",
+        )
         wait_until(self.answers, process=self.process, timeout=10, what=f"redis-server on port {self.port}")
 
     def stop(self) -> None:

@@ -4,11 +4,13 @@ run folder of the test's own, driven over HTTP only."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from tests.integration.web import request, sign_up
 from tests.integration.workers import ROOT, wait_for
 
 READY_TIMEOUT_SECONDS = 60
+RATE_LIMIT_RETRIES = 5
 BOT_TABLE = {"set_max": 6, "players": 4}
 
 
@@ -25,21 +28,30 @@ class Serve:
     """``manage.py serve`` (after ``manage.py migrate``, as ``make serve`` runs them),
     or ``make serve`` itself with ``via_make=True``."""
 
-    def __init__(self, folder: Path, *, via_make: bool = False, args: tuple[str, ...] = (),
-                 env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, folder: Path, *, via_make: bool = False, args: tuple[str, ...] = (), env: dict[str, str] | None = None
+    ) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
         self.log_path = folder / "serve.log"
-        self.env = {**os.environ, "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}", "RUN_DIR": str(folder / "run"),
-                    "PORT": str(self.port), "DJANGO_SETTINGS_MODULE": "config.settings", "WORKER_HEARTBEAT_SECONDS": "1",
-                    "LOG_LEVEL": "INFO", **(env or {})}
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
+            "RUN_DIR": str(folder / "run"),
+            "PORT": str(self.port),
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "WORKER_HEARTBEAT_SECONDS": "1",
+            "LOG_LEVEL": "INFO",
+            **(env or {}),
+        }
         for name in ("REDIS_URL", "CELERY_BROKER_URL", "CELERY_QUEUE"):  # the embedded default: none of them
             self.env.pop(name, None)
         if via_make:
             argv = ["make", "-s", "serve"]
         else:
-            subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=self.env,
-                           check=True)
+            subprocess.run(
+                [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=self.env, check=True
+            )
             argv = [sys.executable, "manage.py", "serve", *args]
         self.process = spawn(argv, cwd=ROOT, env=self.env, log=self.log_path)
         wait_for(self._healthy, READY_TIMEOUT_SECONDS, interval=0.2, what="serve to be healthy", explain=self.log)
@@ -57,7 +69,15 @@ class Serve:
         return self.log_path.read_text(errors="replace")
 
     def api(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        return request(self.port, method, f"/api/v1{path}", body, token=self.token)
+        """One API request as the test's account. A 429 is waited out as its
+        ``Retry-After`` says (a few times at most), as a well-behaved client does:
+        a soak of many minutes reads more than one account's rate limit allows."""
+        for _ in range(RATE_LIMIT_RETRIES):
+            status, answer = request(self.port, method, f"/api/v1{path}", body, token=self.token)
+            if status != 429:
+                break
+            time.sleep(float(answer.get("retry_after", 1)))
+        return status, answer
 
     def health(self) -> tuple[int, dict[str, Any]]:
         return request(self.port, "GET", "/api/v1/health/", timeout=10)
@@ -78,18 +98,28 @@ class Serve:
     def stop(self) -> None:
         if self.process.poll() is None:
             os.kill(self.serve_pid(), signal.SIGTERM)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                pass
         stop_group(self.process, timeout=5)
 
 
-def open_bot_table(serve: Serve, *, rounds: int = 2, bot_delay_ms: int = 0,
-                   strategies: tuple[str, ...] = ("greedy", "random", "greedy", "random")) -> int:
+def open_bot_table(
+    serve: Serve,
+    *,
+    rounds: int = 2,
+    bot_delay_ms: int = 0,
+    strategies: tuple[str, ...] = ("greedy", "random", "greedy", "random"),
+) -> int:
     """A started table of server bots only, made over HTTP; returns its id."""
-    status, body = serve.api("POST", "/games/", {"ruleset": {**BOT_TABLE, "players": len(strategies), "rounds": rounds},
-                                                 "sit": False, "bot_delay_ms": bot_delay_ms})
+    status, body = serve.api(
+        "POST",
+        "/games/",
+        {
+            "ruleset": {**BOT_TABLE, "players": len(strategies), "rounds": rounds},
+            "sit": False,
+            "bot_delay_ms": bot_delay_ms,
+        },
+    )
     assert status == 201, body
     game_id = body["game"]["id"]
     for strategy in strategies:
@@ -114,8 +144,12 @@ def assert_played_exactly(serve: Serve, game_id: int) -> int:
     no gap. Returns the number of moves."""
     status, record = serve.api("GET", f"/games/{game_id}/record/")
     assert status == 200, record
-    match = Match.replay(Ruleset.from_dict(record["ruleset"]), record["seed"],
-                         [(m["seat"], m["move"]) for m in record["moves"]], record["setup"])
+    match = Match.replay(
+        Ruleset.from_dict(record["ruleset"]),
+        record["seed"],
+        [(m["seat"], m["move"]) for m in record["moves"]],
+        record["setup"],
+    )
     assert {"totals": match.totals, "winners": match.winners} == {k: record["result"][k] for k in ("totals", "winners")}
     seqs: list[int] = []
     while True:

@@ -29,11 +29,18 @@ from games.models import Game, GameStatus, Move
 from tests.integration.test_bots_and_clocks import FOUR_PLAYERS, assert_replays, bot_table, finished
 from tests.integration.workers import Worker, session_database_url, use_broker, wait_for
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.slow,
-              pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.worker,
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True),
+]
 
 # Seat 1 holds the 6-6 and places it: the bot in seat 0 is to move, with a choice.
-SETUP = {"hands": [["6-5", "6-4", "1-0", "2-0", "3-0", "4-0", "5-0"], ["6-6", "5-5", "4-4", "3-3", "2-2", "1-1", "0-0"]]}
+SETUP = {
+    "hands": [["6-5", "6-4", "1-0", "2-0", "3-0", "4-0", "5-0"], ["6-6", "5-5", "4-4", "3-3", "2-2", "1-1", "0-0"]]
+}
 WAIT = 30  # seconds: a deadline for conditions that take milliseconds
 
 
@@ -62,7 +69,8 @@ def activity(*workers: Worker) -> str:
     with session() as connection:
         rows = connection.execute(
             "SELECT application_name, state, wait_event_type, wait_event, left(query, 120) FROM pg_stat_activity "
-            "WHERE application_name = ANY(%s) AND datname = current_database()", [[w.name for w in workers]],
+            "WHERE application_name = ANY(%s) AND datname = current_database()",
+            [[w.name for w in workers]],
         ).fetchall()
     logs = "\n".join(f"--- {w.name} log:\n{w.log()[-3000:]}" for w in workers)
     return "pg_stat_activity:\n" + "\n".join(map(str, rows)) + "\n" + logs
@@ -90,12 +98,12 @@ def send(worker: Worker, game: Game) -> str:
 
 @pytest.fixture
 def two_workers(start_worker, queue_name) -> tuple[Worker, Worker]:
-    return (start_worker(name="w1", queue=f"{queue_name}-w1"),
-            start_worker(name="w2", queue=f"{queue_name}-w2"))
+    return (start_worker(name="w1", queue=f"{queue_name}-w1"), start_worker(name="w2", queue=f"{queue_name}-w2"))
 
 
 def test_a_duplicate_that_arrives_while_the_first_is_inside_its_transaction_waits_and_does_nothing(
-    make_player, two_workers,
+    make_player,
+    two_workers,
 ):
     first, second = two_workers
     game = bot_to_move(make_player("human"))
@@ -104,17 +112,29 @@ def test_a_duplicate_that_arrives_while_the_first_is_inside_its_transaction_wait
         holder.execute("LOCK TABLE games_move IN SHARE MODE")  # no move can be inserted until we let go
         first_task = send(first, game)
         # The first worker has locked the game row, chosen its move and is stopped at the insert.
-        wait_for(lambda: waiting_on_lock(first, 'INSERT INTO "games_move"'), WAIT, what="w1 paused at its insert",
-                 explain=lambda: activity(first, second))
+        wait_for(
+            lambda: waiting_on_lock(first, 'INSERT INTO "games_move"'),
+            WAIT,
+            what="w1 paused at its insert",
+            explain=lambda: activity(first, second),
+        )
         second_task = send(second, game)
         # The duplicate reaches the other worker, which waits for the row w1 holds.
-        wait_for(lambda: waiting_on_lock(second, "SELECT"), WAIT, what="w2 waiting for the game row",
-                 explain=lambda: activity(first, second))
+        wait_for(
+            lambda: waiting_on_lock(second, "SELECT"),
+            WAIT,
+            what="w2 waiting for the game row",
+            explain=lambda: activity(first, second),
+        )
         assert Move.objects.filter(game=game).count() == 0
         holder.rollback()  # let go: w1 commits, then w2 gets the row
 
-    wait_for(lambda: finished_task(first, first_task) and finished_task(second, second_task), WAIT,
-             what="both tasks to finish", explain=lambda: activity(first, second))
+    wait_for(
+        lambda: finished_task(first, first_task) and finished_task(second, second_task),
+        WAIT,
+        what="both tasks to finish",
+        explain=lambda: activity(first, second),
+    )
     assert Move.objects.filter(game=game).count() == 1
     assert Move.objects.get(game=game).seq == game.seq + 1
     assert f"at seq {game.seq} is stale" in second.log()
@@ -130,12 +150,20 @@ def test_two_workers_waiting_for_the_same_row_move_once(make_player, two_workers
     with session() as holder:
         holder.execute("SELECT id FROM games_game WHERE id = %s FOR UPDATE", [game.pk])
         tasks = {worker.name: send(worker, game) for worker in two_workers}
-        wait_for(lambda: waiting_on_lock(first, "SELECT") and waiting_on_lock(second, "SELECT"), WAIT,
-                 what="both workers waiting for the game row", explain=lambda: activity(first, second))
+        wait_for(
+            lambda: waiting_on_lock(first, "SELECT") and waiting_on_lock(second, "SELECT"),
+            WAIT,
+            what="both workers waiting for the game row",
+            explain=lambda: activity(first, second),
+        )
         holder.rollback()  # both are let go at once: whichever wins moves, the other finds it stale
 
-    wait_for(lambda: all(finished_task(worker, tasks[worker.name]) for worker in two_workers), WAIT,
-             what="both tasks to finish", explain=lambda: activity(first, second))
+    wait_for(
+        lambda: all(finished_task(worker, tasks[worker.name]) for worker in two_workers),
+        WAIT,
+        what="both tasks to finish",
+        explain=lambda: activity(first, second),
+    )
     assert Move.objects.filter(game=game).count() == 1
     stale = [worker.name for worker in two_workers if f"at seq {game.seq} is stale" in worker.log()]
     assert len(stale) == 1, stale
@@ -149,8 +177,11 @@ def test_a_duplicate_delivered_after_the_move_changes_nothing(make_player, two_w
     moved = Game.objects.get(pk=game.pk)
 
     late = [send(worker, game) for worker in (first, second, second)]
-    wait_for(lambda: finished_task(first, late[0]) and all(finished_task(second, t) for t in late[1:]), WAIT,
-             what="the late duplicates")
+    wait_for(
+        lambda: finished_task(first, late[0]) and all(finished_task(second, t) for t in late[1:]),
+        WAIT,
+        what="the late duplicates",
+    )
     assert Move.objects.filter(game=game).count() == 1
     assert Game.objects.get(pk=game.pk).seq == moved.seq
 

@@ -11,8 +11,13 @@ from games.engine import Match, Ruleset
 from games.models import Game, GameStatus, Move, MoveSource
 from tests.integration.workers import session_database_url, use_broker, wait_for
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.slow,
-              pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.worker,
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True),
+]
 
 FOUR_PLAYERS = {"set_max": 6, "players": 4}
 
@@ -63,7 +68,9 @@ def test_a_human_and_three_bots_finish_driven_only_by_the_human(make_player, sta
         return g if g.status == GameStatus.FINISHED or g.turn_seat == 0 else None
 
     human_moves = 0
-    while (current := wait_for(human_turn_or_end, timeout=30, what="the human's turn or the end")).status != GameStatus.FINISHED:
+    while (
+        current := wait_for(human_turn_or_end, timeout=30, what="the human's turn or the end")
+    ).status != GameStatus.FINISHED:
         move = Match.from_dict(current.state).legal_moves(0)[-1].to_dict()
         services.move_submit(game_id=game.pk, player=human, move=move, expected_seq=current.seq)
         human_moves += 1
@@ -81,8 +88,9 @@ def test_turn_clock_fires_on_time_and_hands_the_seat_to_a_bot_after_three(make_p
     deadline = game.turn_deadline
     absent = game.turn_seat
 
-    first = wait_for(lambda: Move.objects.filter(game=game, source=MoveSource.TIMEOUT).first(), timeout=10,
-                     what="the first timeout")
+    first = wait_for(
+        lambda: Move.objects.filter(game=game, source=MoveSource.TIMEOUT).first(), timeout=10, what="the first timeout"
+    )
     lateness = (first.created_at - deadline).total_seconds()
     # Not early: the service refuses a clock before its deadline. Not late: only the task's own
     # countdown can fire it here (no beat, no sweep), a few hundredths of a second late even with
@@ -91,8 +99,11 @@ def test_turn_clock_fires_on_time_and_hands_the_seat_to_a_bot_after_three(make_p
     assert first.seat == absent
 
     # Nobody moves: both seats time out in turn; the third timeout in a row hands a seat to a bot.
-    wait_for(lambda: Game.objects.get(pk=game.pk).seats.filter(away=True).exists() or finished(game.pk),
-             timeout=30, what="a seat handed to a bot")
+    wait_for(
+        lambda: Game.objects.get(pk=game.pk).seats.filter(away=True).exists() or finished(game.pk),
+        timeout=30,
+        what="a seat handed to a bot",
+    )
     types = set(game.events.values_list("type", flat=True))
     assert "turn_timed_out" in types
     if not finished(game.pk):
@@ -109,8 +120,11 @@ def test_sweep_recovers_a_lost_timer(make_player, start_worker):
         services.game_start(game_id=game.pk, by=alice)
     game.refresh_from_db()
 
-    move = wait_for(lambda: Move.objects.filter(game=game, source=MoveSource.TIMEOUT).first(), timeout=20,
-                    what="the sweep to fire the lost timer")
+    move = wait_for(
+        lambda: Move.objects.filter(game=game, source=MoveSource.TIMEOUT).first(),
+        timeout=20,
+        what="the sweep to fire the lost timer",
+    )
     lateness = (move.created_at - game.turn_deadline).total_seconds()
     # The sweep runs every second: about 1 s late (0.8-0.95 s measured with both cores busy);
     # 5 s is five sweeps.
@@ -120,9 +134,12 @@ def test_sweep_recovers_a_lost_timer(make_player, start_worker):
 def blocked_on_a_lock(worker_name: str) -> bool:
     """Is a database session of the worker named ``worker_name`` waiting for a lock?"""
     with psycopg.connect(session_database_url(application_name="test-holder")) as session:
-        return session.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s "
-                               "AND datname = current_database() AND wait_event_type = 'Lock'",
-                               [worker_name]).fetchone()[0] > 0
+        row = session.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s "
+            "AND datname = current_database() AND wait_event_type = 'Lock'",
+            [worker_name],
+        ).fetchone()
+    return row is not None and row[0] > 0
 
 
 def test_killing_the_worker_mid_match_and_starting_another_finishes_it(make_player, start_worker):
@@ -138,8 +155,12 @@ def test_killing_the_worker_mid_match_and_starting_another_finishes_it(make_play
     # the worker is killed there - mid-task, the task unacknowledged, the match certainly unfinished.
     with psycopg.connect(session_database_url(application_name="test-holder")) as holder:
         holder.execute("SELECT id FROM games_game WHERE id = %s FOR UPDATE", [game.pk])
-        wait_for(lambda: blocked_on_a_lock(first.name), timeout=30, what="the worker to wait for the game row",
-                 explain=lambda: first.log()[-3000:])
+        wait_for(
+            lambda: blocked_on_a_lock(first.name),
+            timeout=30,
+            what="the worker to wait for the game row",
+            explain=lambda: first.log()[-3000:],
+        )
         first.kill()
         holder.rollback()
     moves_at_kill = Move.objects.filter(game=game).count()

@@ -10,7 +10,9 @@ pytestmark = [pytest.mark.slow]
 
 
 def test_the_report_says_down_when_the_database_does_not_answer(tmp_path):
-    server = WebServer(tmp_path / "web.log", redis_url=None, env={"DATABASE_URL": "postgres://postgres@127.0.0.1:1/gone"})
+    server = WebServer(
+        tmp_path / "web.log", redis_url=None, env={"DATABASE_URL": "postgres://postgres@127.0.0.1:1/gone"}
+    )
     try:
         status, report = request(server.port, "GET", "/api/v1/health/")
     finally:

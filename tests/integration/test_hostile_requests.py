@@ -20,8 +20,13 @@ DEEP = ("[" * 20000 + "]" * 20000).encode()
 BIG = b'{"x": "' + b"x" * 100_000 + b'"}'
 
 
-def raw(port: int, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None,
-        ) -> tuple[int, str, bytes]:
+def raw(
+    port: int,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, str, bytes]:
     """One request, sent as written (http.client quotes nothing in the path)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
@@ -47,13 +52,34 @@ CASES = [
     ("deep JSON", "POST", "/api/v1/games/", DEEP, {"auth": "yes"}, 400, "parse_error"),
     ("a body over the limit", "POST", "/api/v1/players/", BIG, {}, 413, "payload_too_large"),
     ("not JSON", "POST", "/api/v1/players/", b"{nope", {}, 400, "parse_error"),
-    ("another media type", "POST", "/api/v1/players/", b"a=b", {"Content-Type": "application/x-www-form-urlencoded"},
-     415, "unsupported_media_type"),
+    (
+        "another media type",
+        "POST",
+        "/api/v1/players/",
+        b"a=b",
+        {"Content-Type": "application/x-www-form-urlencoded"},
+        415,
+        "unsupported_media_type",
+    ),
     ("a wrong method", "PUT", "/api/v1/bots/", b"{}", {}, 405, "method_not_allowed"),
-    ("a Last-Event-ID of other digits", "GET", "/api/v1/games/{game}/stream/", None, {"Last-Event-ID": "\u00b2"},
-     400, "validation_error"),
-    ("a huge Last-Event-ID", "GET", "/api/v1/games/{game}/stream/", None, {"Last-Event-ID": "9" * 40},
-     400, "validation_error"),
+    (
+        "a Last-Event-ID of other digits",
+        "GET",
+        "/api/v1/games/{game}/stream/",
+        None,
+        {"Last-Event-ID": "\u00b2"},
+        400,
+        "validation_error",
+    ),
+    (
+        "a huge Last-Event-ID",
+        "GET",
+        "/api/v1/games/{game}/stream/",
+        None,
+        {"Last-Event-ID": "9" * 40},
+        400,
+        "validation_error",
+    ),
     ("a host it does not serve", "GET", "/api/v1/bots/", None, {"Host": "evil.example"}, 400, "bad_request"),
 ]
 

@@ -26,8 +26,9 @@ def test_runs_on_postgresql_with_persistent_connections():
 def test_the_engine_state_is_text_postgresql_does_not_parse():
     """``DocumentField``: the state rewritten on every move is not jsonb."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT data_type FROM information_schema.columns "
-                       "WHERE table_name = 'games_game' AND column_name = 'state'")
+        cursor.execute(
+            "SELECT data_type FROM information_schema.columns WHERE table_name = 'games_game' AND column_name = 'state'"
+        )
         assert cursor.fetchone()[0] == "text"
 
 

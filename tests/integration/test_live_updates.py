@@ -48,8 +48,9 @@ def move_once(game_id: int, players: dict) -> None:
     """The seat to move makes its first legal move (through the same service as the API)."""
     game = Game.objects.get(pk=game_id)
     match = Match.from_dict(game.state)
-    services.move_submit(game_id=game_id, player=players[match.turn], move=match.legal_moves()[0].to_dict(),
-                         expected_seq=game.seq)
+    services.move_submit(
+        game_id=game_id, player=players[match.turn], move=match.legal_moves()[0].to_dict(), expected_seq=game.seq
+    )
 
 
 def hidden_tiles(game_id: int, seat: int | None) -> set[str]:
@@ -61,6 +62,7 @@ def hidden_tiles(game_id: int, seat: int | None) -> set[str]:
 
 def assert_no_hidden_tile(payload, hidden: set[str]) -> None:
     """No ``tile`` field and no hand-like list in ``payload`` names a hidden tile."""
+
     def walk(node, key=None):
         if isinstance(node, dict):
             for k, v in node.items():
@@ -73,10 +75,12 @@ def assert_no_hidden_tile(payload, hidden: set[str]) -> None:
                 walk(v, key)
         elif key in ("tile", "drawn_tile") and isinstance(node, str):
             assert node not in hidden, f"hidden tile {node} shown in {key}"
+
     walk(payload)
 
 
 # -- long-poll (in process: Django's test client runs the async view) -----------------
+
 
 def in_background(request: Callable[[], Any]) -> Future:
     """Run a test-client request in a daemon thread (the caller goes on; a long-poll
@@ -86,7 +90,7 @@ def in_background(request: Callable[[], Any]) -> Future:
     def run() -> None:
         try:
             future.set_result(request())
-        except BaseException as error:  # noqa: BLE001 - handed to the caller
+        except BaseException as error:
             future.set_exception(error)
         finally:
             connection.close()
@@ -111,9 +115,11 @@ def no_polling(settings) -> None:
 
 def test_long_poll_returns_at_once_when_events_exist(make_player, api_client, no_polling):
     game, _ = duel(make_player)
-    response = answer_within(PROMPT, in_background(
-        lambda: api_client.get(f"/api/v1/games/{game.pk}/events/?after=0&wait={LONG_WAIT}")),
-        f"a long-poll (wait={LONG_WAIT}) on a game that has events")
+    response = answer_within(
+        PROMPT,
+        in_background(lambda: api_client.get(f"/api/v1/games/{game.pk}/events/?after=0&wait={LONG_WAIT}")),
+        f"a long-poll (wait={LONG_WAIT}) on a game that has events",
+    )
     assert response.status_code == 200
     body = response.json()
     assert [e["seq"] for e in body["events"]] == list(range(1, game.seq + 1))
@@ -123,9 +129,11 @@ def test_long_poll_returns_at_once_when_events_exist(make_player, api_client, no
 def test_long_poll_returns_empty_after_the_wait(make_player, api_client, no_polling):
     game, _ = duel(make_player)
     started = time.monotonic()
-    response = answer_within(1 + PROMPT, in_background(
-        lambda: api_client.get(f"/api/v1/games/{game.pk}/events/?after={game.seq}&wait=1")),
-        "a long-poll with wait=1 and nothing happening")
+    response = answer_within(
+        1 + PROMPT,
+        in_background(lambda: api_client.get(f"/api/v1/games/{game.pk}/events/?after={game.seq}&wait=1")),
+        "a long-poll with wait=1 and nothing happening",
+    )
     elapsed = time.monotonic() - started
     assert response.status_code == 200
     assert response.json()["events"] == []
@@ -162,13 +170,15 @@ def test_long_poll_refuses_bad_input(make_player, api_client):
 
 # -- streams over real web processes ---------------------------------------------------
 
+
 @pytest.fixture
 def web_servers(tmp_path: Path):
     servers: list[WebServer] = []
 
     def start(redis_url: str | None = None, **env: str) -> WebServer:
-        server = WebServer(tmp_path / f"web{len(servers)}.log", redis_url=redis_url,
-                           env={"LIVE_KEEPALIVE_SECONDS": "1", **env})
+        server = WebServer(
+            tmp_path / f"web{len(servers)}.log", redis_url=redis_url, env={"LIVE_KEEPALIVE_SECONDS": "1", **env}
+        )
         servers.append(server)
         return server
 
@@ -204,7 +214,8 @@ def test_stream_sends_snapshot_then_events_and_keepalives(make_player, web_serve
     assert_no_hidden_tile(snapshot.data, hidden_tiles(game.pk, seat=1))
 
     move_once(game.pk, players)
-    seen, keepalive = [], None
+    seen: list[SseMessage] = []
+    keepalive = None
     for message in within(30, messages):
         if message.comment == "keep-alive":
             keepalive = message
@@ -214,7 +225,7 @@ def test_stream_sends_snapshot_then_events_and_keepalives(make_player, web_serve
             seen.append(message)
     stream.close()
     assert keepalive is not None
-    assert [int(m.id) for m in seen] == list(range(game.seq + 1, int(seen[-1].id) + 1))
+    assert [int(m.id or -1) for m in seen] == list(range(game.seq + 1, int(seen[-1].id or -1) + 1))
     assert all(m.event == m.data["type"] for m in seen)
     for message in seen:
         assert_no_hidden_tile(message.data, hidden_tiles(game.pk, seat=1))
@@ -237,8 +248,9 @@ def test_stream_resumes_from_last_event_id_without_gap_or_duplicate(make_player,
         move_once(game.pk, players)
     final_seq = Game.objects.get(pk=game.pk).seq
 
-    again = SseClient(server.port, f"/api/v1/games/{game.pk}/stream/", token=token_of(players[0]),
-                      last_event_id=str(received[-1]))
+    again = SseClient(
+        server.port, f"/api/v1/games/{game.pk}/stream/", token=token_of(players[0]), last_event_id=str(received[-1])
+    )
     messages = again.messages()
     snapshot = next(messages)
     assert snapshot.event == "snapshot" and snapshot.data["game"]["seq"] == final_seq
@@ -264,8 +276,12 @@ def post_move(server: WebServer, game_id: int, players: dict) -> int:
     token = token_of(players[match.turn])
     status, view = server.request("GET", f"/api/v1/games/{game_id}/", token=token)
     assert status == 200, view
-    status, body = server.request("POST", f"/api/v1/games/{game_id}/moves/",
-                                  {**view["you"]["legal_moves"][0], "expected_seq": view["game"]["seq"]}, token=token)
+    status, body = server.request(
+        "POST",
+        f"/api/v1/games/{game_id}/moves/",
+        {**view["you"]["legal_moves"][0], "expected_seq": view["game"]["seq"]},
+        token=token,
+    )
     assert status == 201, body
     return Game.objects.get(pk=game_id).seq
 
@@ -338,8 +354,10 @@ def test_events_are_the_same_for_every_viewer(make_player, api_client, token_cli
     game, players = duel(make_player)
     for _ in range(6):
         move_once(game.pk, players)
-    pages = [c.get(f"/api/v1/games/{game.pk}/events/").json()["events"]
-             for c in (api_client, token_client(players[0]), token_client(make_player("carol")))]
+    pages = [
+        c.get(f"/api/v1/games/{game.pk}/events/").json()["events"]
+        for c in (api_client, token_client(players[0]), token_client(make_player("carol")))
+    ]
     assert pages[0] == pages[1] == pages[2]
     assert all("tile" not in e["data"] for e in pages[0] if e["type"] == "drew")
     assert_no_hidden_tile(pages[0], hidden_tiles(game.pk, seat=None))
@@ -364,8 +382,13 @@ def server_has_read(port: int, client_ports: list[int]) -> bool:
     """Has the server on ``port`` taken in the request of each client connection: its
     kernel acknowledged every byte sent, and its process read them all?"""
     sockets = tcp_sockets()
-    return all((client, port) in sockets and (port, client) in sockets and sockets[(client, port)][0] == 0
-               and sockets[(port, client)][1] == 0 for client in client_ports)
+    return all(
+        (client, port) in sockets
+        and (port, client) in sockets
+        and sockets[(client, port)][0] == 0
+        and sockets[(port, client)][1] == 0
+        for client in client_ports
+    )
 
 
 def test_waiting_clients_do_not_hold_up_the_rest_api(make_player, web_servers):
@@ -380,8 +403,11 @@ def test_waiting_clients_do_not_hold_up_the_rest_api(make_player, web_servers):
         waiter.request("GET", f"/api/v1/games/{game.pk}/events/?after={game.seq}&wait={wait}")
         waiters.append(waiter)
     # All twenty requests are inside the server (which answers none of them before a move or the end of the wait).
-    wait_for(lambda: server_has_read(server.port, [w.sock.getsockname()[1] for w in waiters]), PROMPT,
-             what="the server to read the twenty long-polls")
+    wait_for(
+        lambda: server_has_read(server.port, [w.sock.getsockname()[1] for w in waiters]),
+        PROMPT,
+        what="the server to read the twenty long-polls",
+    )
 
     started = time.monotonic()
     try:
@@ -398,18 +424,22 @@ def test_waiting_clients_do_not_hold_up_the_rest_api(make_player, web_servers):
     # and they would have answered empty lists.
     assert elapsed < PROMPT, f"a read and a move took {elapsed:.2f} s behind 20 waiting clients"
     assert [status for status, _ in answers] == [200] * 20
-    assert all([e["seq"] for e in body["events"]] == list(range(game.seq + 1, seq + 1)) for _, body in answers), \
-        [body["events"] for _, body in answers]
+    assert all([e["seq"] for e in body["events"]] == list(range(game.seq + 1, seq + 1)) for _, body in answers), [
+        body["events"] for _, body in answers
+    ]
 
 
-@pytest.mark.parametrize(("path", "query", "waits"), [
-    ("/api/v1/games/7/stream/", b"", True),
-    ("/api/v1/me/stream/", b"", True),
-    ("/api/v1/games/7/events/", b"after=3&wait=20", True),
-    ("/api/v1/games/7/events/", b"after=3", False),
-    ("/api/v1/games/7/moves/", b"", False),
-    ("/admin/", b"", False),
-])
+@pytest.mark.parametrize(
+    ("path", "query", "waits"),
+    [
+        ("/api/v1/games/7/stream/", b"", True),
+        ("/api/v1/me/stream/", b"", True),
+        ("/api/v1/games/7/events/", b"after=3&wait=20", True),
+        ("/api/v1/games/7/events/", b"after=3", False),
+        ("/api/v1/games/7/moves/", b"", False),
+        ("/admin/", b"", False),
+    ],
+)
 def test_only_waiting_requests_take_the_async_handler(path, query, waits):
     from config.asgi import waits as request_waits
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import random
 import re
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -23,18 +24,31 @@ from tools.loadtest.clients import legal_moves_from
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(("follow", "idle"), [("notify", 0), ("local", 0), ("poll", 0), ("longpoll", 3)])
-def test_loadtest_plays_matches_and_reports(live_server: object, follow: str, idle: int) -> None:
+def test_loadtest_plays_matches_and_reports(live_server: Any, follow: str, idle: int) -> None:
     out = io.StringIO()
     # Idle long-polls, not streams: the WSGI live server cannot stream an async iterator.
-    call_command("loadtest", url=live_server.url, clients=4, duration=2, warmup=0.5, follow=follow, seed=1,
-                 idle_streams=idle, idle_mode="longpoll", idle_wait=2, idle_games=1, stdout=out)
+    call_command(
+        "loadtest",
+        url=live_server.url,
+        clients=4,
+        duration=2,
+        warmup=0.5,
+        follow=follow,
+        seed=1,
+        idle_streams=idle,
+        idle_mode="longpoll",
+        idle_wait=2,
+        idle_games=1,
+        stdout=out,
+    )
     lines = out.getvalue().strip().splitlines()
 
     assert re.fullmatch(r"p50_ms: \d+", lines[-3]), lines
     assert re.fullmatch(r"moves_per_second: \d+", lines[-2]), lines
     assert re.fullmatch(r"p99_ms: \d+", lines[-1]), lines
     requests = next(line for line in lines if line.startswith("requests: "))
-    assert int(re.search(r"(\d+) moves accepted", requests).group(1)) > 0, requests
+    accepted = re.search(r"(\d+) moves accepted", requests)
+    assert accepted is not None and int(accepted.group(1)) > 0, requests
     assert "errors: 0" in lines, lines
     if idle:
         assert any(line.startswith(f"idle_streams: {idle} longpoll") for line in lines), lines

@@ -23,8 +23,13 @@ from tests.integration.test_bots_and_clocks import assert_replays
 from tests.integration.web import SseClient, WebServer, request, sign_up
 from tests.integration.workers import Worker, session_database_url, use_broker, wait_for
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.slow,
-              pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.worker,
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True),
+]
 
 OUTAGE_SECONDS = 20
 THINK_SECONDS = 0.1  # a client's pause before each move, so that matches outlast the outage
@@ -84,8 +89,12 @@ class Client:
                 continue
             time.sleep(THINK_SECONDS)
             move = rng.choice(view["you"]["legal_moves"])
-            status, answer = self.call("POST", f"/games/{self.game_id}/moves/", {**move, "expected_seq": game["seq"]},
-                                       headers={"Idempotency-Key": str(uuid.uuid4())})
+            status, answer = self.call(
+                "POST",
+                f"/games/{self.game_id}/moves/",
+                {**move, "expected_seq": game["seq"]},
+                headers={"Idempotency-Key": str(uuid.uuid4())},
+            )
             if status == 201:
                 self.accepted.append({**answer["move"], "at": time.monotonic()})
             elif status != 409:  # stale_seq: re-read; anything else is a failure of the server
@@ -106,8 +115,13 @@ class Follower:
     def follow(self, stop: threading.Event) -> None:
         while not stop.is_set():
             try:
-                stream = SseClient(self.port, f"/api/v1/games/{self.game_id}/stream/", token=self.token,
-                                   last_event_id=str(self.ids[-1] if self.ids else 0), timeout=10)
+                stream = SseClient(
+                    self.port,
+                    f"/api/v1/games/{self.game_id}/stream/",
+                    token=self.token,
+                    last_event_id=str(self.ids[-1] if self.ids else 0),
+                    timeout=10,
+                )
                 if stream.status != 200:
                     self.errors.append(f"stream: {stream.status}")
                     time.sleep(0.5)
@@ -130,15 +144,18 @@ def test_moves_go_on_while_redis_is_down_and_bots_resume_when_it_is_back(make_pl
     for pair in range(4):  # three duels, and a table of two people and two server bots
         host, guest = tokens[2 * pair], tokens[2 * pair + 1]
         bots = pair == 3
-        status, body = request(web.port, "POST", "/api/v1/games/", {"ruleset": {"set_max": 6, "players": 4 if bots else 2}},
-                               token=host)
+        status, body = request(
+            web.port, "POST", "/api/v1/games/", {"ruleset": {"set_max": 6, "players": 4 if bots else 2}}, token=host
+        )
         assert status == 201, body
         game_id = body["game"]["id"]
         assert request(web.port, "POST", f"/api/v1/games/{game_id}/join/", {}, token=guest)[0] == 200
         if bots:
             for strategy in ("greedy", "random"):
-                assert request(web.port, "POST", f"/api/v1/games/{game_id}/bots/", {"strategy": strategy},
-                               token=host)[0] == 200
+                assert (
+                    request(web.port, "POST", f"/api/v1/games/{game_id}/bots/", {"strategy": strategy}, token=host)[0]
+                    == 200
+                )
         assert request(web.port, "POST", f"/api/v1/games/{game_id}/start/", token=host)[0] == 200
         games.append(game_id)
         clients += [Client(web.port, host, game_id), Client(web.port, guest, game_id)]
@@ -150,8 +167,9 @@ def test_moves_go_on_while_redis_is_down_and_bots_resume_when_it_is_back(make_pl
     for thread in threads:
         thread.start()
     try:
-        wait_for(lambda: all(Game.objects.get(pk=g).seq >= 25 for g in games), 60, interval=0.2,
-                 what="every match under way")
+        wait_for(
+            lambda: all(Game.objects.get(pk=g).seq >= 25 for g in games), 60, interval=0.2, what="every match under way"
+        )
         assert all(Game.objects.get(pk=g).status == GameStatus.RUNNING for g in games)  # the outage is mid-match
 
         own_redis.stop()
@@ -166,11 +184,21 @@ def test_moves_go_on_while_redis_is_down_and_bots_resume_when_it_is_back(make_pl
 
         moved_while_down = [m for c in clients for m in c.accepted if down_at <= m["at"] < up_at]
         assert len(moved_while_down) > 10, "moves were refused or stalled while Redis was down"
-        wait_for(lambda: Move.objects.filter(game_id=bot_game, source=MoveSource.BOT, created_at__gte=up_wall).exists(),
-                 10, interval=0.1, what="the bots to move within 10 s of Redis being back", explain=worker.log)
+        wait_for(
+            lambda: Move.objects.filter(game_id=bot_game, source=MoveSource.BOT, created_at__gte=up_wall).exists(),
+            10,
+            interval=0.1,
+            what="the bots to move within 10 s of Redis being back",
+            explain=worker.log,
+        )
         bots_back = time.monotonic() - up_at
-        wait_for(lambda: all(Game.objects.get(pk=g).status == GameStatus.FINISHED for g in games), 240, interval=0.5,
-                 what="every match to finish", explain=worker.log)
+        wait_for(
+            lambda: all(Game.objects.get(pk=g).status == GameStatus.FINISHED for g in games),
+            240,
+            interval=0.5,
+            what="every match to finish",
+            explain=worker.log,
+        )
     finally:
         stop.set()
         for thread in threads:
@@ -196,21 +224,29 @@ def test_moves_go_on_while_redis_is_down_and_bots_resume_when_it_is_back(make_pl
         assert follower.errors == []
     assert worker.process.poll() is None, worker.log()  # the worker survived; it reconnected
     assert "reconnected to the broker" in worker.log()
-    wait_for(lambda: request(web.port, "GET", "/api/v1/health/")[0] == 200, 30, interval=0.5,
-             what="the health report to be all well again",
-             explain=lambda: str(request(web.port, "GET", "/api/v1/health/")[1]))
-    print(f"redis outage: {OUTAGE_SECONDS} s, {len(moved_while_down)} moves accepted during it, "
-          f"{sum(statuses.values())} responses, 0 5xx, 0 moves lost or doubled, "
-          f"bots moving again {bots_back:.2f} s after Redis was back")
+    wait_for(
+        lambda: request(web.port, "GET", "/api/v1/health/")[0] == 200,
+        30,
+        interval=0.5,
+        what="the health report to be all well again",
+        explain=lambda: str(request(web.port, "GET", "/api/v1/health/")[1]),
+    )
+    print(
+        f"redis outage: {OUTAGE_SECONDS} s, {len(moved_while_down)} moves accepted during it, "
+        f"{sum(statuses.values())} responses, 0 5xx, 0 moves lost or doubled, "
+        f"bots moving again {bots_back:.2f} s after Redis was back"
+    )
 
 
 def held_bot_turn(human, redis_url: str, **options: Any) -> Game:
     """A running two-seat game whose server bot (seat 0) is to move."""
-    setup = {"hands": [["6-5", "6-4", "1-0", "2-0", "3-0", "4-0", "5-0"],
-                       ["6-6", "5-5", "4-4", "3-3", "2-2", "1-1", "0-0"]]}
+    setup = {
+        "hands": [["6-5", "6-4", "1-0", "2-0", "3-0", "4-0", "5-0"], ["6-6", "5-5", "4-4", "3-3", "2-2", "1-1", "0-0"]]
+    }
     with use_broker(redis_url, "celery"):
-        game = services.game_create(creator=human, ruleset={"set_max": 6, "players": 2}, setup=setup, sit=False,
-                                    **options)
+        game = services.game_create(
+            creator=human, ruleset={"set_max": 6, "players": 2}, setup=setup, sit=False, **options
+        )
         services.game_add_bot(game_id=game.pk, by=human, strategy="greedy", seat=0)
         services.game_join(game_id=game.pk, player=human, seat=1)
         services.game_start(game_id=game.pk, by=human)
@@ -219,8 +255,9 @@ def held_bot_turn(human, redis_url: str, **options: Any) -> Game:
 
 def bot_table(creator, redis_url: str, **options: Any) -> Game:
     with use_broker(redis_url, "celery"):
-        game = services.game_create(creator=creator, ruleset={"set_max": 6, "players": 4, "rounds": 1}, sit=False,
-                                    **options)
+        game = services.game_create(
+            creator=creator, ruleset={"set_max": 6, "players": 4, "rounds": 1}, sit=False, **options
+        )
         for strategy in ("greedy", "random", "greedy", "random"):
             services.game_add_bot(game_id=game.pk, by=creator, strategy=strategy)
         services.game_start(game_id=game.pk, by=creator)
@@ -237,8 +274,7 @@ def test_an_idle_worker_survives_a_redis_restart(make_player, tmp_path, own_redi
         own_redis.restart()
         back = time.monotonic()
         game = bot_table(make_player("host"), own_redis.url)
-        wait_for(lambda: moves(game) >= 3, 10, what="bots moving within 10 s of Redis being back",
-                 explain=worker.log)
+        wait_for(lambda: moves(game) >= 3, 10, what="bots moving within 10 s of Redis being back", explain=worker.log)
         print(f"bots moving {time.monotonic() - back:.2f} s after the restart")
         assert worker.process.poll() is None
     finally:
@@ -277,7 +313,10 @@ def test_a_worker_mid_task_and_holding_timed_tasks_survives_a_redis_restart(make
 
 def _waiting(worker: Worker) -> bool:
     with psycopg.connect(session_database_url(application_name="test-observer")) as connection:
-        return bool(connection.execute(
-            "SELECT 1 FROM pg_stat_activity WHERE application_name = %s AND datname = current_database() "
-            "AND wait_event_type = 'Lock'", [worker.name],
-        ).fetchone())
+        return bool(
+            connection.execute(
+                "SELECT 1 FROM pg_stat_activity WHERE application_name = %s AND datname = current_database() "
+                "AND wait_event_type = 'Lock'",
+                [worker.name],
+            ).fetchone()
+        )

@@ -53,8 +53,13 @@ def port_free(port: int) -> bool:
 
 def test_a_killed_worker_is_restarted_and_the_matches_finish_exactly(serve):
     games = [open_bot_table(serve, rounds=2, bot_delay_ms=20) for _ in range(3)]
-    wait_for(lambda: all(game_seq(serve, g) > 40 for g in games), 60, interval=0.5, what="the bots to be playing",
-             explain=serve.log)
+    wait_for(
+        lambda: all(game_seq(serve, g) > 40 for g in games),
+        60,
+        interval=0.5,
+        what="the bots to be playing",
+        explain=serve.log,
+    )
     worker = serve.supervised("worker")
     assert worker["running"] and worker["restarts"] == 0
 
@@ -62,12 +67,22 @@ def test_a_killed_worker_is_restarted_and_the_matches_finish_exactly(serve):
     wait_for(lambda: "was killed by SIGKILL" in serve.log(), 10, what="serve to notice", explain=serve.log)
     assert not all(is_finished(serve, g) for g in games)  # killed mid-match
 
-    wait_for(lambda: serve.supervised("worker")["restarts"] == 1 and serve.supervised("worker")["running"], 20,
-             interval=0.5, what="the worker to be restarted", explain=serve.log)
+    wait_for(
+        lambda: serve.supervised("worker")["restarts"] == 1 and serve.supervised("worker")["running"],
+        20,
+        interval=0.5,
+        what="the worker to be restarted",
+        explain=serve.log,
+    )
     restarted = serve.supervised("worker")
     assert restarted["pid"] != worker["pid"] and restarted["last_exit"] == "was killed by SIGKILL"
-    wait_for(lambda: all(is_finished(serve, g) for g in games), 120, interval=0.5, what="the matches to finish",
-             explain=serve.log)
+    wait_for(
+        lambda: all(is_finished(serve, g) for g in games),
+        120,
+        interval=0.5,
+        what="the matches to finish",
+        explain=serve.log,
+    )
     for game in games:
         assert assert_played_exactly(serve, game) > 0
     status, health = serve.health()
@@ -80,8 +95,9 @@ def test_the_health_report_shows_a_dead_worker_while_it_is_down(tmp_path):
     try:
         worker = server.supervised("worker")
         os.kill(worker["pid"], signal.SIGKILL)
-        status, report = wait_for(lambda: (r := server.health())[0] == 503 and r, 10, interval=0.5, what="a 503",
-                                  explain=server.log)
+        _status, report = wait_for(
+            lambda: (r := server.health())[0] == 503 and r, 10, interval=0.5, what="a 503", explain=server.log
+        )
         assert report["status"] == "degraded"
         assert any("worker process is not running (was killed by SIGKILL)" in p for p in report["problems"])
     finally:
@@ -112,9 +128,14 @@ def test_serve_refuses_a_port_in_use(tmp_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", port))
         taken.listen()
-        result = subprocess.run([sys.executable, "manage.py", "serve", "--port", str(port)], cwd=ROOT,
-                                env={**os.environ, "RUN_DIR": str(tmp_path)}, capture_output=True, text=True,
-                                timeout=60)
+        result = subprocess.run(
+            [sys.executable, "manage.py", "serve", "--port", str(port)],
+            cwd=ROOT,
+            env={**os.environ, "RUN_DIR": str(tmp_path)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert result.returncode != 0
     assert f"Cannot serve on 127.0.0.1:{port}" in result.stderr and "--port" in result.stderr
 

@@ -16,8 +16,13 @@ from ops.models import Heartbeat
 from tests.integration.test_bots_and_clocks import FOUR_PLAYERS, bot_table
 from tests.integration.workers import wait_for
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.slow,
-              pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.worker,
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True),
+]
 
 BOT_DELAY_MS = 2000
 
@@ -40,8 +45,12 @@ def test_without_beat_a_new_worker_plays_the_turn_a_killed_worker_held(make_play
     Game.objects.filter(pk=game.pk).update(bot_delay_ms=BOT_DELAY_MS)
     services.game_start(game_id=game.pk, by=creator)
     # The paced bot turn is a countdown task the worker has taken and holds, unacknowledged.
-    wait_for(lambda: re.search(r"Task bots\.play_bot_turn\[[^]]+\] received", doomed.log()), 10,
-             what="the worker to hold the bot turn", explain=doomed.log)
+    wait_for(
+        lambda: re.search(r"Task bots\.play_bot_turn\[[^]]+\] received", doomed.log()),
+        10,
+        what="the worker to hold the bot turn",
+        explain=doomed.log,
+    )
     status, report = health(api_client)
     assert report["checks"]["workers"]["ok"], report
     assert not report["checks"]["sweep"]["ok"] and "beat" in report["checks"]["sweep"]["detail"]
@@ -49,16 +58,20 @@ def test_without_beat_a_new_worker_plays_the_turn_a_killed_worker_held(make_play
 
     due = first_bot_due(game)
     wait_for(lambda: timezone.now() > due + timedelta(seconds=1.5), 10, what="the turn to be late")
-    status, report = wait_for(lambda: (r := health(api_client))[1]["checks"]["workers"]["ok"] is False and r, 10,
-                              what="the dead worker to show")
+    status, report = wait_for(
+        lambda: (r := health(api_client))[1]["checks"]["workers"]["ok"] is False and r,
+        10,
+        what="the dead worker to show",
+    )
     assert status == 503 and report["status"] == "degraded"
     assert not report["checks"]["turns"]["ok"] and report["checks"]["turns"]["late"] == 1
     assert Move.objects.filter(game=game).count() == 0  # nothing moved it meanwhile
 
     rescuer = start_worker(name="rescuer")
     ready = timezone.now()
-    first = wait_for(lambda: Move.objects.filter(game=game).first(), 10, what="the rescuer to play the turn",
-                     explain=rescuer.log)
+    first = wait_for(
+        lambda: Move.objects.filter(game=game).first(), 10, what="the rescuer to play the turn", explain=rescuer.log
+    )
     waited = (first.created_at - ready).total_seconds()
     assert waited < 5, f"the held turn was played {waited:.2f} s after the new worker started"
     print(f"a new worker played the lost turn {waited:.2f} s after it was ready")
@@ -81,5 +94,5 @@ def test_the_sweep_reports_each_run(start_worker, api_client):
     start_worker(beat=True)
     before = timezone.now()
     wait_for(lambda: Heartbeat.objects.filter(name="sweep", seen_at__gt=before).exists(), 15, what="a sweep")
-    status, report = health(api_client)
+    _status, report = health(api_client)
     assert report["checks"]["sweep"]["ok"] and report["checks"]["workers"]["ok"], report

@@ -21,8 +21,16 @@ __all__ = ["READY_TIMEOUT_SECONDS", "SseClient", "SseMessage", "WebServer", "fre
 READY_TIMEOUT_SECONDS = 30
 
 
-def request(port: int, method: str, path: str, body: Any = None, *, token: str | None = None,
-            headers: dict[str, str] | None = None, timeout: float = 30) -> tuple[int, Any]:
+def request(
+    port: int,
+    method: str,
+    path: str,
+    body: Any = None,
+    *,
+    token: str | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 30,
+) -> tuple[int, Any]:
     """One HTTP request to 127.0.0.1:``port``; returns the status and the JSON body (or None)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
@@ -41,7 +49,9 @@ def sign_up(port: int, username: str, password: str = "a long passphrase 42") ->
     """Register an account over HTTP and return a fresh API token of it."""
     status, _ = request(port, "POST", "/api/v1/players/", {"username": username, "password": password})
     assert status == 201, status
-    status, body = request(port, "POST", "/api/v1/tokens/", {"username": username, "password": password, "name": "test"})
+    status, body = request(
+        port, "POST", "/api/v1/tokens/", {"username": username, "password": password, "name": "test"}
+    )
     assert status == 201, (status, body)
     return body["token"]
 
@@ -50,21 +60,33 @@ class WebServer:
     """The web server on the test database; with ``redis_url`` for the cache and live
     notices; its tasks go to ``broker_url`` if given (else nowhere: memory://)."""
 
-    def __init__(self, log_path: Path, *, redis_url: str | None, env: dict[str, str] | None = None, workers: int = 1,
-                 broker_url: str | None = None) -> None:
+    def __init__(
+        self,
+        log_path: Path,
+        *,
+        redis_url: str | None,
+        env: dict[str, str] | None = None,
+        workers: int = 1,
+        broker_url: str | None = None,
+    ) -> None:
         self.port = free_port()
         self.log_path = log_path
-        environ = {**os.environ, "DATABASE_URL": session_database_url(), "DJANGO_SETTINGS_MODULE": "config.settings",
-                   "ALLOWED_HOSTS": "127.0.0.1,localhost",
-                   **(env or {})}
+        environ = {
+            **os.environ,
+            "DATABASE_URL": session_database_url(),
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            **(env or {}),
+        }
         environ.pop("REDIS_URL", None)
         if redis_url:
             environ["REDIS_URL"] = redis_url
         if broker_url:
             environ["CELERY_BROKER_URL"] = broker_url
         # The Procfile's web command: gunicorn with the deployment's config.
-        self.process = spawn(gunicorn_command(f"127.0.0.1:{self.port}", workers=workers), cwd=ROOT, env=environ,
-                             log=log_path)
+        self.process = spawn(
+            gunicorn_command(f"127.0.0.1:{self.port}", workers=workers), cwd=ROOT, env=environ, log=log_path
+        )
         self._wait_ready()
 
     def _wait_ready(self) -> None:
@@ -94,8 +116,9 @@ class SseMessage:
 class SseClient:
     """Opens a stream and yields its messages (comments included) as they come."""
 
-    def __init__(self, port: int, path: str, *, token: str | None = None, last_event_id: str | None = None,
-                 timeout: float = 20) -> None:
+    def __init__(
+        self, port: int, path: str, *, token: str | None = None, last_event_id: str | None = None, timeout: float = 20
+    ) -> None:
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
         headers = {"Accept": "text/event-stream"}
         if token:

@@ -56,8 +56,23 @@ class Worker:
             "CELERY_QUEUE": queue,
         }
         env.pop("CELERY_BROKER_URL", None)
-        args = [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo", "-n", f"{name}@%h",
-                "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "info"]
+        args = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-P",
+            "solo",
+            "-n",
+            f"{name}@%h",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-l",
+            "info",
+        ]
         if beat:
             args += ["-B", "-s", str(log_path.with_suffix(".beat"))]
         self.process = spawn(args, cwd=ROOT, env=env, log=log_path)
@@ -65,8 +80,9 @@ class Worker:
 
     def _wait_ready(self) -> None:
         try:
-            wait_until(lambda: " ready." in self.log(), process=self.process, timeout=READY_TIMEOUT_SECONDS,
-                       interval=0.05)
+            wait_until(
+                lambda: " ready." in self.log(), process=self.process, timeout=READY_TIMEOUT_SECONDS, interval=0.05
+            )
         except ChildExited:
             raise RuntimeError(f"the worker exited at start-up:\n{self.log()}") from None
         except NotReady:
@@ -104,8 +120,13 @@ def use_broker(url: str, queue: str | None = None) -> Iterator[None]:
         _reset_connections(app)
 
 
-def wait_for(condition: Callable[[], Any], timeout: float, interval: float = 0.05, what: str = "condition",
-             explain: Callable[[], str] | None = None) -> Any:
+def wait_for(
+    condition: Callable[[], Any],
+    timeout: float,
+    interval: float = 0.05,
+    what: str = "condition",
+    explain: Callable[[], str] | None = None,
+) -> Any:
     """Poll ``condition`` until it is truthy (and return it) or ``timeout`` passes;
     ``explain`` adds what the failure message should show (logs, state)."""
     deadline = time.monotonic() + timeout

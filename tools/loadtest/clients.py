@@ -105,8 +105,12 @@ class Client(threading.Thread):
     # -- set-up ----------------------------------------------------------------
     def register(self) -> None:
         self.http.json("POST", f"{API}/players/", body={"username": self.username, "password": PASSWORD}, expect=201)
-        issued = self.http.json("POST", f"{API}/tokens/", body={"username": self.username, "password": PASSWORD, "name": "loadtest"},
-                                expect=201)
+        issued = self.http.json(
+            "POST",
+            f"{API}/tokens/",
+            body={"username": self.username, "password": PASSWORD, "name": "loadtest"},
+            expect=201,
+        )
         self.token = issued["token"]
 
     def open_duel(self) -> tuple[int, dict[str, Any]]:
@@ -147,7 +151,7 @@ class Client(threading.Thread):
                     self._refresh(slot)
                     continue
                 self._move(slot, self.rng.choice(slot.legal))
-        except BaseException as error:  # noqa: BLE001 - reported by the main thread
+        except BaseException as error:
             self.crashed = error
             self.run_state.stop.set()
         finally:
@@ -221,7 +225,8 @@ class Client(threading.Thread):
         slot.known_at = time.perf_counter()  # next time, another game first
         started = time.perf_counter()
         status, payload = self.http.request(
-            "GET", f"{API}/games/{slot.game_id}/events/?after={slot.seq}&wait={LONG_POLL_SECONDS}", self.token)
+            "GET", f"{API}/games/{slot.game_id}/events/?after={slot.seq}&wait={LONG_POLL_SECONDS}", self.token
+        )
         if self.run_state.in_window(started):
             self.longpolls.append(started)
         if status != 200:
@@ -300,7 +305,7 @@ def legal_moves_from(hand: list[str], state: dict[str, Any]) -> list[dict[str, A
     for tile in hand:
         high, low = tile.split("-")
         for pip, end in ends:
-            if pip == high or pip == low:
+            if pip in (high, low):
                 moves.append({"type": "play", "tile": tile, "end": end})
     if moves:
         return moves

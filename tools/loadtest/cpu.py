@@ -70,5 +70,7 @@ def cpu_line(a: CpuSnapshot, b: CpuSnapshot, moves: int) -> str | None:
     line = f"cpu: machine {busy / wall if wall else 0:.2f} of {cores} cores busy; load generator {(b.loadgen - a.loadgen) / wall if wall else 0:.2f}"
     if a.server is not None and b.server is not None and moves:
         server = b.server - a.server
-        line += f"; server processes {server / wall if wall else 0:.2f} ({server * 1000 / moves:.1f} ms per accepted move)"
+        line += (
+            f"; server processes {server / wall if wall else 0:.2f} ({server * 1000 / moves:.1f} ms per accepted move)"
+        )
     return line

@@ -21,7 +21,9 @@ class IdleStreams:
     """``count`` SSE streams or long-polls held open from one asyncio loop in a
     background thread. ``open`` is how many are open right now."""
 
-    def __init__(self, host: str, port: int, targets: list[tuple[int, int, str]], count: int, mode: str, wait: int) -> None:
+    def __init__(
+        self, host: str, port: int, targets: list[tuple[int, int, str]], count: int, mode: str, wait: int
+    ) -> None:
         self.host, self.port = host, port
         self.targets = targets  # (game id, its seq, token), used round-robin
         self.count, self.mode, self.wait = count, mode, wait
@@ -85,8 +87,12 @@ class IdleStreams:
             try:
                 reader, writer = await self._connect()
                 extra = f"Last-Event-ID: {last_id}\r\n" if last_id else ""
-                writer.write((f"GET {API}/games/{game_id}/stream/ HTTP/1.1\r\nHost: {self.host}\r\n"
-                              f"Accept: text/event-stream\r\nAuthorization: Bearer {token}\r\n{extra}\r\n").encode())
+                writer.write(
+                    (
+                        f"GET {API}/games/{game_id}/stream/ HTTP/1.1\r\nHost: {self.host}\r\n"
+                        f"Accept: text/event-stream\r\nAuthorization: Bearer {token}\r\n{extra}\r\n"
+                    ).encode()
+                )
                 status, _ = await self._status(reader)
                 if status != 200:
                     self.refused[str(status)] += 1
@@ -124,8 +130,12 @@ class IdleStreams:
                     if not first:
                         self.reconnects += 1
                     first = False
-                writer.write((f"GET {API}/games/{game_id}/events/?after={after}&wait={wait} HTTP/1.1\r\n"
-                              f"Host: {self.host}\r\nAccept: application/json\r\nAuthorization: Bearer {token}\r\n\r\n").encode())
+                writer.write(
+                    (
+                        f"GET {API}/games/{game_id}/events/?after={after}&wait={wait} HTTP/1.1\r\n"
+                        f"Host: {self.host}\r\nAccept: application/json\r\nAuthorization: Bearer {token}\r\n\r\n"
+                    ).encode()
+                )
                 self.open += 1
                 self.requests += 1
                 try:

@@ -45,12 +45,16 @@ class Report:
             f"follow={o.follow}, {self.measured:.1f} s measured after {o.warmup:.1f} s warm-up, server {o.url}",
         ]
         if o.idle_streams:
-            out.append(f"idle_streams: {o.idle_streams} {o.idle_mode} on {o.idle_games} idle games; open during the "
-                       f"measurement: min {self.idle_open_min}, max {self.idle_open_max}; reopened {self.idle_reconnects}"
-                       + (f"; refused {dict(self.idle_refused)}" if self.idle_refused else ""))
+            out.append(
+                f"idle_streams: {o.idle_streams} {o.idle_mode} on {o.idle_games} idle games; open during the "
+                f"measurement: min {self.idle_open_min}, max {self.idle_open_max}; reopened {self.idle_reconnects}"
+                + (f"; refused {dict(self.idle_refused)}" if self.idle_refused else "")
+            )
         per_move = (self.views + self.longpolls) / self.moves if self.moves else 0.0
-        out.append(f"requests: {self.moves} moves accepted (201), {self.views} game GETs, {self.longpolls} long-polls "
-                   f"({per_move:.2f} other requests per move); matches started {self.games_started}, finished {self.games_finished}")
+        out.append(
+            f"requests: {self.moves} moves accepted (201), {self.views} game GETs, {self.longpolls} long-polls "
+            f"({per_move:.2f} other requests per move); matches started {self.games_started}, finished {self.games_finished}"
+        )
         if self.errors:
             out.append("errors: " + ", ".join(f"{key}: {n}" for key, n in sorted(self.errors.items())))
         else:
@@ -58,8 +62,10 @@ class Report:
         if self.cpu:
             out.append(self.cpu)
         if self.latencies_ms:
-            out.append(f"move latency ms: mean {sum(self.latencies_ms) / len(self.latencies_ms):.1f}, "
-                       f"p90 {self.percentile(0.90):.1f}, max {max(self.latencies_ms):.1f}")
+            out.append(
+                f"move latency ms: mean {sum(self.latencies_ms) / len(self.latencies_ms):.1f}, "
+                f"p90 {self.percentile(0.90):.1f}, max {max(self.latencies_ms):.1f}"
+            )
         out.append(f"p50_ms: {round(self.percentile(0.50))}")
         out.append(f"moves_per_second: {round(self.moves_per_second)}")
         out.append(f"p99_ms: {round(self.percentile(0.99))}")

@@ -32,17 +32,25 @@ def run_loadtest(options: Options, out: Callable[[str], None] = print, server_pi
     for a, b in zip(clients[::2], clients[1::2], strict=True):
         a.partner, b.partner = b, a
 
-    out(f"setting up: {options.clients} players (register, token), {options.clients // 2 * options.games_per_pair} duels")
+    out(
+        f"setting up: {options.clients} players (register, token), {options.clients // 2 * options.games_per_pair} duels"
+    )
     _parallel([c.register for c in clients])
-    creators = [c for pair in zip(clients[::2], clients[1::2], strict=True)
-                for i, c in enumerate(pair * options.games_per_pair) if i < options.games_per_pair]
+    creators = [
+        c
+        for pair in zip(clients[::2], clients[1::2], strict=True)
+        for i, c in enumerate(pair * options.games_per_pair)
+        if i < options.games_per_pair
+    ]
     _parallel([c.seat_new_duel for c in creators])
 
     idle = None
     if options.idle_streams:
         idle_games = [clients[i % len(clients)].open_idle_table() for i in range(max(1, options.idle_games))]
-        targets = [(*idle_games[i % len(idle_games)], clients[i % len(clients)].token)
-                   for i in range(max(len(idle_games), len(clients)))]
+        targets = [
+            (*idle_games[i % len(idle_games)], clients[i % len(clients)].token)
+            for i in range(max(len(idle_games), len(clients)))
+        ]
         idle = IdleStreams(host, port, targets, options.idle_streams, options.idle_mode, options.idle_wait)
         idle.start()
         deadline = time.monotonic() + 60
@@ -50,8 +58,10 @@ def run_loadtest(options: Options, out: Callable[[str], None] = print, server_pi
             time.sleep(0.1)
         if idle.open < options.idle_streams:
             idle.stop()
-            raise LoadTestError(f"only {idle.open} of {options.idle_streams} idle {options.idle_mode} streams opened "
-                                f"within 60 s (refused: {dict(idle.refused)})")
+            raise LoadTestError(
+                f"only {idle.open} of {options.idle_streams} idle {options.idle_mode} streams opened "
+                f"within 60 s (refused: {dict(idle.refused)})"
+            )
         out(f"idle streams: {idle.open} open")
 
     start = time.perf_counter()
@@ -88,12 +98,15 @@ def run_loadtest(options: Options, out: Callable[[str], None] = print, server_pi
     for client in clients:
         errors.update(key for _, key in client.failures)
     report = Report(
-        options=options, measured=measured,
+        options=options,
+        measured=measured,
         latencies_ms=[ms for c in clients for _, ms in c.samples],
         moves=sum(len(c.samples) for c in clients),
         views=sum(len(c.views) for c in clients),
         longpolls=sum(len(c.longpolls) for c in clients),
-        errors=errors, games_started=run.games_started, games_finished=run.games_finished,
+        errors=errors,
+        games_started=run.games_started,
+        games_finished=run.games_finished,
     )
     if cpu_start is not None and cpu_end is not None:
         # The first snapshot is up to 0.25 s late: count moves from that moment on.
@@ -114,7 +127,7 @@ def _parallel(calls: list[Callable[[], None]]) -> None:
     def call(fn: Callable[[], None]) -> None:
         try:
             fn()
-        except BaseException as error:  # noqa: BLE001
+        except BaseException as error:
             errors.append(error)
 
     threads = [threading.Thread(target=call, args=(fn,)) for fn in calls]

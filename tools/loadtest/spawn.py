@@ -26,8 +26,9 @@ STOP_SECONDS = 20
 
 
 @contextmanager
-def spawned_server(url: str, *, web_workers: int = 4, base_dir: Path, log_dir: Path,
-                   out: Callable[[str], None] = print) -> Iterator[list[int]]:
+def spawned_server(
+    url: str, *, web_workers: int = 4, base_dir: Path, log_dir: Path, out: Callable[[str], None] = print
+) -> Iterator[list[int]]:
     """The Procfile's web server (gunicorn with ``config/gunicorn.conf.py``) with
     ``web_workers`` processes, and one Celery worker, DEBUG off,
     on ``DATABASE_URL`` / ``REDIS_URL`` (or local defaults); migrates first. At the
@@ -61,14 +62,32 @@ def spawned_server(url: str, *, web_workers: int = 4, base_dir: Path, log_dir: P
     try:
         for name, command in (
             ("web", gunicorn_command(f"{host}:{port}", workers=web_workers)),
-            ("worker", [sys.executable, "-m", "celery", "-A", "config", "worker", "-c", "1", "-l", "warning",
-                        "--without-gossip", "--without-mingle", "--without-heartbeat"]),
+            (
+                "worker",
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "config",
+                    "worker",
+                    "-c",
+                    "1",
+                    "-l",
+                    "warning",
+                    "--without-gossip",
+                    "--without-mingle",
+                    "--without-heartbeat",
+                ],
+            ),
         ):
             # The web processes take a connection pool (gunicorn.conf.py); the worker does not.
             processes.append(spawn(command, cwd=base_dir, env=env, log=log_dir / f"{name}.log", append=False))
         _wait_until_serving(host, port, processes[0], log_dir / "web.log")
-        out(f"spawn: gunicorn ({web_workers} workers, pid {processes[0].pid}) and a Celery worker (pid {processes[1].pid}) "
-            f"on {url}; logs in {log_dir}")
+        out(
+            f"spawn: gunicorn ({web_workers} workers, pid {processes[0].pid}) and a Celery worker (pid {processes[1].pid}) "
+            f"on {url}; logs in {log_dir}"
+        )
         yield [process.pid for process in processes]
     finally:
         stop_groups(processes, timeout=STOP_SECONDS)

@@ -53,8 +53,12 @@ class Command(BaseCommand):
         parser.add_argument("--samples", type=int, default=300, help="Human moves to time (default 300).")
         parser.add_argument("--matches", type=int, default=50, help="Simultaneous four-bot matches (default 50).")
         parser.add_argument("--rounds", type=int, default=None, help="Rounds per bot match (default: all 10).")
-        parser.add_argument("--concurrency", type=int, default=1,
-                            help="Processes of the one worker (default 1: the solo pool; more: prefork).")
+        parser.add_argument(
+            "--concurrency",
+            type=int,
+            default=1,
+            help="Processes of the one worker (default 1: the solo pool; more: prefork).",
+        )
         parser.add_argument("--no-worker", action="store_true", help="Use a worker that is already running.")
         parser.add_argument("--keep", action="store_true", help="Keep the accounts and games made.")
 
@@ -79,8 +83,10 @@ class Command(BaseCommand):
                 services.games_purge(creator=human)
                 human.delete()
         out = self.stdout.write
-        out(f"bot_matches: {options['matches']} four-bot matches, {moves} moves in {elapsed:.1f} s "
-            f"({moves / elapsed:.0f} bot moves/s)")
+        out(
+            f"bot_matches: {options['matches']} four-bot matches, {moves} moves in {elapsed:.1f} s "
+            f"({moves / elapsed:.0f} bot moves/s)"
+        )
         out(f"bot_reply_samples: {len(latencies)}")
         out(f"bot_reply_mean_ms: {statistics.fmean(latencies):.1f}")
         out(f"bot_reply_p50_ms: {_percentile(latencies, 0.50):.1f}")
@@ -90,9 +96,22 @@ class Command(BaseCommand):
         pool = ["-P", "solo"] if concurrency == 1 else ["-c", str(concurrency)]
         log = open(os.environ.get("BENCH_WORKER_LOG", os.devnull), "wb")  # noqa: SIM115 - lives as long as the worker
         worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", *pool, "-l", "warning",
-             "--without-gossip", "--without-mingle"],
-            stdout=log, stderr=log, env={**os.environ, "CELERY_QUEUE": queue},
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                *pool,
+                "-l",
+                "warning",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            stdout=log,
+            stderr=log,
+            env={**os.environ, "CELERY_QUEUE": queue},
         )
         time.sleep(5)  # let it connect
         if worker.poll() is not None:
@@ -119,7 +138,6 @@ class Command(BaseCommand):
         published after the bot's move commits): no busy polling that would steal
         the worker's CPU on a small machine."""
         import redis
-
 
         latencies: list[float] = []
         pubsub = redis.Redis.from_url(settings.REDIS_URL).pubsub(ignore_subscribe_messages=True)
@@ -148,8 +166,10 @@ class Command(BaseCommand):
                         break
                 elif time.monotonic() > deadline:
                     game = Game.objects.get(pk=game.pk)
-                    raise CommandError(f"game {game.pk}: no bot move within 10 s of seq {human_seq} "
-                                       f"(now seq {game.seq}, seat {game.turn_seat} to move; is a worker running?)")
+                    raise CommandError(
+                        f"game {game.pk}: no bot move within 10 s of seq {human_seq} "
+                        f"(now seq {game.seq}, seat {game.turn_seat} to move; is a worker running?)"
+                    )
             latencies.append((time.perf_counter() - committed) * 1000)
             if not Move.objects.filter(game_id=game.pk, number=result.move.number + 1).exists():
                 raise CommandError("notified of a bot move that is not in the database")

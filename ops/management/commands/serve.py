@@ -44,9 +44,13 @@ class Command(BaseCommand):
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
         parser.add_argument("--no-worker", action="store_true", help="Start no worker or beat (run them yourself).")
-        parser.add_argument("--restart-delay", type=float, default=1.0, metavar="SECONDS",
-                            help="Wait this long before restarting a process that died (doubling while it keeps "
-                            "dying, up to 30 s).")
+        parser.add_argument(
+            "--restart-delay",
+            type=float,
+            default=1.0,
+            metavar="SECONDS",
+            help="Wait this long before restarting a process that died (doubling while it keeps dying, up to 30 s).",
+        )
 
     def handle(self, *args: Any, host: str, port: int, no_worker: bool, restart_delay: float, **options: Any) -> None:
         _require_free_port(host, port)
@@ -55,26 +59,75 @@ class Command(BaseCommand):
         if settings.CELERY_BROKER_URL.startswith("filesystem://"):
             _clear_half_done_messages()
         python = sys.executable
-        children = [Child("web", [python, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port",
-                                  str(port), "--timeout-graceful-shutdown", "5", "--no-proxy-headers"])]
+        children = [
+            Child(
+                "web",
+                [
+                    python,
+                    "-m",
+                    "uvicorn",
+                    "config.asgi:application",
+                    "--host",
+                    host,
+                    "--port",
+                    str(port),
+                    "--timeout-graceful-shutdown",
+                    "5",
+                    "--no-proxy-headers",
+                ],
+            )
+        ]
         if not no_worker:
             children += [
-                Child("worker", [python, "-m", "celery", "-A", "config", "worker", "-P", "solo", "-l", "warning",
-                                 "-n", "serve@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"]),
-                Child("beat", [python, "-m", "celery", "-A", "config", "beat", "-l", "warning",
-                               "-s", str(run_dir / "celerybeat-schedule")]),
+                Child(
+                    "worker",
+                    [
+                        python,
+                        "-m",
+                        "celery",
+                        "-A",
+                        "config",
+                        "worker",
+                        "-P",
+                        "solo",
+                        "-l",
+                        "warning",
+                        "-n",
+                        "serve@%h",
+                        "--without-gossip",
+                        "--without-mingle",
+                        "--without-heartbeat",
+                    ],
+                ),
+                Child(
+                    "beat",
+                    [
+                        python,
+                        "-m",
+                        "celery",
+                        "-A",
+                        "config",
+                        "beat",
+                        "-l",
+                        "warning",
+                        "-s",
+                        str(run_dir / "celerybeat-schedule"),
+                    ],
+                ),
             ]
         _forget_old_reports()
-        supervisor = Supervisor(children, backoff=restart_delay, max_backoff=max(30.0, restart_delay),
-                                on_change=_report)
+        supervisor = Supervisor(
+            children, backoff=restart_delay, max_backoff=max(30.0, restart_delay), on_change=_report
+        )
         stop = threading.Event()
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(signum, lambda *_: stop.set())
 
         base = f"http://{host}:{port}"
         broker = settings.CELERY_BROKER_URL.split("@")[-1]
-        self.stdout.write(f"serve (pid {os.getpid()}): web, {'no worker' if no_worker else 'worker and beat'}; "
-                          f"broker {broker}")
+        self.stdout.write(
+            f"serve (pid {os.getpid()}): web, {'no worker' if no_worker else 'worker and beat'}; broker {broker}"
+        )
         self.stdout.write(f"serving on {base}/  API docs: {base}/api/docs/  health: {base}/api/v1/health/")
         next_report = time.monotonic() + REPORT_SECONDS
 
@@ -98,8 +151,10 @@ def _require_free_port(host: str, port: int) -> None:
     """Refuse at once, in words, rather than let the supervisor restart a web server that cannot bind."""
     error = bind_error(host, port)
     if error is not None:
-        raise CommandError(f"Cannot serve on {host}:{port}: {error.strerror}. Is another server running? "
-                           "Choose another port with --port (or PORT=...).")
+        raise CommandError(
+            f"Cannot serve on {host}:{port}: {error.strerror}. Is another server running? "
+            "Choose another port with --port (or PORT=...)."
+        )
 
 
 def _clear_half_done_messages() -> None:
@@ -126,8 +181,14 @@ def _forget_old_reports(*, including_own: bool = False) -> None:
 def _report(supervisor: Supervisor) -> None:
     """Record what the supervisor sees, for the health report."""
     children = [
-        {"name": c.name, "pid": c.pid, "running": c.running, "restarts": c.restarts, "last_exit": c.last_exit,
-         "last_exit_at": c.last_exit_at.isoformat() if c.last_exit_at else None}
+        {
+            "name": c.name,
+            "pid": c.pid,
+            "running": c.running,
+            "restarts": c.restarts,
+            "last_exit": c.last_exit,
+            "last_exit_at": c.last_exit_at.isoformat() if c.last_exit_at else None,
+        }
         for c in supervisor.children
     ]
     try:
