@@ -207,3 +207,24 @@ def gunicorn_command(bind: str, *, workers: int, log_level: str = "warning") -> 
         "--log-level",
         log_level,
     ]
+
+
+def celery_command(
+    program: str,
+    *options: str,
+    pool: str = "solo",
+    concurrency: int = 1,
+    log_level: str = "warning",
+    quiet: bool = True,
+) -> list[str]:
+    """``celery -A config <program>`` with this Python: ``worker`` (in one process,
+    ``-P solo``, unless given a ``pool`` and ``concurrency``) or ``beat``.
+    ``quiet``: a worker without gossip, mingle and broker heartbeats (they only
+    matter between many workers; the health report has heartbeats of its own).
+    ``options`` go last."""
+    argv = [sys.executable, "-m", "celery", "-A", "config", program, "-l", log_level]
+    if program == "worker":
+        argv += ["-P", "solo"] if pool == "solo" else ["-P", pool, "-c", str(concurrency)]
+        if quiet:
+            argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+    return [*argv, *options]

@@ -27,15 +27,9 @@ from bots.tasks import play_bot_turn
 from games import services
 from games.models import Game, GameStatus, Move
 from tests.integration.test_bots_and_clocks import FOUR_PLAYERS, assert_replays, bot_table, finished
-from tests.integration.workers import Worker, session_database_url, use_broker, wait_for
+from tests.integration.workers import WITH_WORKERS, Worker, session_database_url, use_broker, wait_for
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.redis,
-    pytest.mark.worker,
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-]
+pytestmark = WITH_WORKERS
 
 # Seat 1 holds the 6-6 and places it: the bot in seat 0 is to move, with a choice.
 SETUP = {

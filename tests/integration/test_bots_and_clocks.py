@@ -4,20 +4,13 @@ against the real PostgreSQL test database. Nothing here is eager or mocked."""
 from __future__ import annotations
 
 import psycopg
-import pytest
 
 from games import services
 from games.engine import Match, Ruleset
 from games.models import Game, GameStatus, Move, MoveSource
-from tests.integration.workers import session_database_url, use_broker, wait_for
+from tests.integration.workers import WITH_WORKERS, session_database_url, use_broker, wait_for
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.redis,
-    pytest.mark.worker,
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-]
+pytestmark = WITH_WORKERS
 
 FOUR_PLAYERS = {"set_max": 6, "players": 4}
 

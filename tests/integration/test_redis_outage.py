@@ -21,15 +21,9 @@ from games.models import Game, GameStatus, Move, MoveSource
 from tests.integration.redis_server import RedisServer
 from tests.integration.test_bots_and_clocks import assert_replays
 from tests.integration.web import SseClient, WebServer, request, sign_up
-from tests.integration.workers import Worker, session_database_url, use_broker, wait_for
+from tests.integration.workers import WITH_WORKERS, Worker, session_database_url, use_broker, wait_for
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.redis,
-    pytest.mark.worker,
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-]
+pytestmark = WITH_WORKERS
 
 OUTAGE_SECONDS = 20
 THINK_SECONDS = 0.1  # a client's pause before each move, so that matches outlast the outage

@@ -7,22 +7,15 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-import pytest
 from django.utils import timezone
 
 from games import services, turns
 from games.models import Game, Move
 from ops.models import Heartbeat
 from tests.integration.test_bots_and_clocks import FOUR_PLAYERS, bot_table
-from tests.integration.workers import wait_for
+from tests.integration.workers import WITH_WORKERS, wait_for
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.redis,
-    pytest.mark.worker,
-    pytest.mark.slow,
-    pytest.mark.django_db(transaction=True),
-]
+pytestmark = WITH_WORKERS
 
 BOT_DELAY_MS = 2000
 

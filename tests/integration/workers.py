@@ -9,16 +9,26 @@ eager: tasks cross a real broker into a real worker.
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from django.db import connection
 
-from core.processes import ChildExited, NotReady, kill_group, spawn, stop_group, wait_until
+from core.processes import ChildExited, NotReady, celery_command, kill_group, spawn, stop_group, wait_until
+
+#: The marks of a test module whose tests run real worker processes on the real
+#: PostgreSQL test database and Redis (``pytestmark = WITH_WORKERS``).
+WITH_WORKERS = [
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.worker,
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True),
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_SECONDS = 30
@@ -56,23 +66,7 @@ class Worker:
             "CELERY_QUEUE": queue,
         }
         env.pop("CELERY_BROKER_URL", None)
-        args = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "-P",
-            "solo",
-            "-n",
-            f"{name}@%h",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "-l",
-            "info",
-        ]
+        args = celery_command("worker", "-n", f"{name}@%h", log_level="info")
         if beat:
             args += ["-B", "-s", str(log_path.with_suffix(".beat"))]
         self.process = spawn(args, cwd=ROOT, env=env, log=log_path)

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import psycopg  # the server's own driver
 from psycopg import sql
 
-from core.processes import ChildExited, NotReady, gunicorn_command, spawn, stop_groups, wait_for_http
+from core.processes import ChildExited, NotReady, celery_command, gunicorn_command, spawn, stop_groups, wait_for_http
 from tools.loadtest.options import API, LoadTestError, parse_url
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/chickenfoot"
@@ -64,21 +64,7 @@ def spawned_server(
             ("web", gunicorn_command(f"{host}:{port}", workers=web_workers)),
             (
                 "worker",
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "config",
-                    "worker",
-                    "-c",
-                    "1",
-                    "-l",
-                    "warning",
-                    "--without-gossip",
-                    "--without-mingle",
-                    "--without-heartbeat",
-                ],
+                celery_command("worker", pool="prefork", concurrency=1),
             ),
         ):
             # The web processes take a connection pool (gunicorn.conf.py); the worker does not.

@@ -22,7 +22,6 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import time
 import uuid
 from typing import Any
@@ -32,6 +31,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
+from core.processes import celery_command
 from games import services
 from games.engine import Match
 from games.live import game_channel
@@ -93,22 +93,9 @@ class Command(BaseCommand):
         out(f"bot_reply_p99_ms: {_percentile(latencies, 0.99):.1f}")
 
     def _start_worker(self, concurrency: int, queue: str) -> subprocess.Popen[bytes]:
-        pool = ["-P", "solo"] if concurrency == 1 else ["-c", str(concurrency)]
         log = open(os.environ.get("BENCH_WORKER_LOG", os.devnull), "wb")  # noqa: SIM115 - lives as long as the worker
         worker = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                *pool,
-                "-l",
-                "warning",
-                "--without-gossip",
-                "--without-mingle",
-            ],
+            celery_command("worker", pool="solo" if concurrency == 1 else "prefork", concurrency=concurrency),
             stdout=log,
             stderr=log,
             env={**os.environ, "CELERY_QUEUE": queue},

@@ -27,7 +27,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from core.brokers import CLAIMED_FOLDER, TMP_FOLDER
-from core.processes import bind_error
+from core.processes import bind_error, celery_command
 from ops import heartbeats
 from ops.models import Heartbeat, HeartbeatKind
 from ops.supervisor import Child, Supervisor
@@ -79,41 +79,8 @@ class Command(BaseCommand):
         ]
         if not no_worker:
             children += [
-                Child(
-                    "worker",
-                    [
-                        python,
-                        "-m",
-                        "celery",
-                        "-A",
-                        "config",
-                        "worker",
-                        "-P",
-                        "solo",
-                        "-l",
-                        "warning",
-                        "-n",
-                        "serve@%h",
-                        "--without-gossip",
-                        "--without-mingle",
-                        "--without-heartbeat",
-                    ],
-                ),
-                Child(
-                    "beat",
-                    [
-                        python,
-                        "-m",
-                        "celery",
-                        "-A",
-                        "config",
-                        "beat",
-                        "-l",
-                        "warning",
-                        "-s",
-                        str(run_dir / "celerybeat-schedule"),
-                    ],
-                ),
+                Child("worker", celery_command("worker", "-n", "serve@%h")),
+                Child("beat", celery_command("beat", "-s", str(run_dir / "celerybeat-schedule"))),
             ]
         _forget_old_reports()
         supervisor = Supervisor(
