@@ -1,0 +1,122 @@
+"""``chickenfoot-bot``: run a ``choose`` function as a bot on a Chicken Foot server.
+
+    chickenfoot-bot --url http://127.0.0.1:8000 --token cf_... mybot:choose                   # every game of yours
+    chickenfoot-bot --token cf_... --new-vs-bots 3 mybot:choose   # open a table against 3 server bots, play it, exit
+    chickenfoot-bot --token cf_... --join 42 mybot:choose         # take a seat in game 42, play it, exit
+    chickenfoot-bot --token cf_... --games 10 mybot:choose        # stop after 10 games have ended
+
+BOT is ``module:function`` (the current directory is searched first) or
+``path/to/file.py:function``; ``:function`` defaults to ``:choose``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from chickenfoot_bot.api import ApiError, Client
+from chickenfoot_bot.runner import Choose, Runner
+
+log = logging.getLogger("chickenfoot_bot")
+
+
+def load_choose(spec: str) -> Choose:
+    """``"mybot:choose"`` or ``"bots/mybot.py:choose"`` -> the function."""
+    target, _, name = spec.partition(":")
+    name = name or "choose"
+    if target.endswith(".py"):
+        path = Path(target).resolve()
+        module_spec = importlib.util.spec_from_file_location(path.stem, path)
+        if module_spec is None or module_spec.loader is None:
+            raise SystemExit(f"cannot load {target}")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[path.stem] = module
+        module_spec.loader.exec_module(module)
+    else:
+        sys.path.insert(0, os.getcwd())
+        module = importlib.import_module(target)
+    choose = getattr(module, name, None)
+    if not callable(choose):
+        raise SystemExit(f"{target} has no function {name}()")
+    return choose
+
+
+def open_table(client: Client, opponents: int, *, strategy: str, set_max: int, rounds: int | None) -> int:
+    """Create a table for us and ``opponents`` server bots, start it; its id."""
+    ruleset: dict[str, Any] = {"set_max": set_max, "players": opponents + 1}
+    if rounds:
+        ruleset["rounds"] = rounds
+    game_id: int = client.post("/games/", {"ruleset": ruleset})["game"]["id"]
+    for _ in range(opponents):
+        client.post(f"/games/{game_id}/bots/", {"strategy": strategy})
+    client.post(f"/games/{game_id}/start/")
+    log.info("game %d started: seat 0 against %d %s bot(s), double-%d", game_id, opponents, strategy, set_max)
+    return game_id
+
+
+def join(client: Client, game_id: int) -> None:
+    try:
+        client.post(f"/games/{game_id}/join/")
+        log.info("joined game %d; it starts when its creator starts it", game_id)
+    except ApiError as error:
+        if error.code != "already_seated":
+            raise
+        log.info("already seated at game %d", game_id)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="chickenfoot-bot", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("bot", metavar="BOT", help="module:function (or file.py:function) taking a GameState")
+    p.add_argument("--url", default=os.environ.get("CHICKENFOOT_URL", "http://127.0.0.1:8000"))
+    p.add_argument("--token", default=os.environ.get("CHICKENFOOT_TOKEN"), help="API token (or CHICKENFOOT_TOKEN)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--new-vs-bots", type=int, metavar="N", help="open a table against N server bots and play it")
+    mode.add_argument("--join", type=int, metavar="GAME_ID", help="take a seat in this game and play it")
+    mode.add_argument("--games", type=int, metavar="N", help="stop after N of your games have ended")
+    p.add_argument("--strategy", default="greedy", help="the server bots' strategy (GET /api/v1/bots/)")
+    p.add_argument("--set-max", type=int, default=6, help="the new table's double-N set (6, 9, 12, 15, 18)")
+    p.add_argument("--rounds", type=int, help="the new table plays only its first N rounds")
+    p.add_argument("-q", "--quiet", action="store_true", help="log only warnings and errors")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.WARNING if args.quiet else logging.INFO, format="%(asctime)s %(levelname)s %(message)s"
+    )
+    if not args.token:
+        raise SystemExit("chickenfoot-bot: a token is needed (--token or CHICKENFOOT_TOKEN)")
+    choose = load_choose(args.bot)
+    client = Client(args.url, args.token)
+    started = time.monotonic()
+    try:
+        game_id = args.join
+        if args.new_vs_bots is not None:
+            game_id = open_table(
+                client, args.new_vs_bots, strategy=args.strategy, set_max=args.set_max, rounds=args.rounds
+            )
+        elif game_id is not None:
+            join(client, game_id)
+        runner = Runner(client, choose, game_id=game_id, games=args.games)
+        ended = runner.run()
+    except ApiError as error:
+        log.error("%s", error)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    log.info("%d game(s) over, %d moves of ours, in %.1f s", len(ended), runner.moves, time.monotonic() - started)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
