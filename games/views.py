@@ -131,6 +131,11 @@ class _GameActionApi(APIView):
         return Response(output.game_body(game.pk, request_viewer(request)))
 
 
+#: The refusals of an action on a table that must be open (in the lobby) or running.
+NOT_OPEN = ("not_found", "game_already_started", "game_finished", "game_aborted")
+NOT_RUNNING = ("not_found", "game_not_started", "game_finished", "game_aborted")
+
+
 def _action_schema(operation_id: str, summary: str, *codes: str) -> Callable[[type[_GameActionApi]], type]:
     """Class decorator: the OpenAPI operation of an action view's inherited ``post``
     (its request body is the view's ``input_class``)."""
@@ -153,10 +158,7 @@ def _action_schema(operation_id: str, summary: str, *codes: str) -> Callable[[ty
     "Take a free seat",
     "validation_error",
     "no_such_seat",
-    "not_found",
-    "game_already_started",
-    "game_finished",
-    "game_aborted",
+    *NOT_OPEN,
     "game_full",
     "seat_taken",
     "already_seated",
@@ -172,10 +174,7 @@ class GameJoinApi(_GameActionApi):
     "games_leave",
     "Leave your seat before the start",
     "not_seated",
-    "not_found",
-    "game_already_started",
-    "game_finished",
-    "game_aborted",
+    *NOT_OPEN,
 )
 class GameLeaveApi(_GameActionApi):
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
@@ -189,10 +188,7 @@ class GameLeaveApi(_GameActionApi):
     "unknown_strategy",
     "no_such_seat",
     "not_creator",
-    "not_found",
-    "game_already_started",
-    "game_finished",
-    "game_aborted",
+    *NOT_OPEN,
     "game_full",
     "seat_taken",
 )
@@ -209,10 +205,7 @@ class GameBotAddApi(_GameActionApi):
     "games_start",
     "Start the game (creator, every seat taken)",
     "not_creator",
-    "not_found",
-    "game_already_started",
-    "game_finished",
-    "game_aborted",
+    *NOT_OPEN,
     "seats_not_filled",
 )
 class GameStartApi(_GameActionApi):
@@ -225,10 +218,7 @@ class GameStartApi(_GameActionApi):
     "Abort the table (its creator, before the start; moderators use the admin)",
     "validation_error",
     "not_creator",
-    "not_found",
-    "game_already_started",
-    "game_finished",
-    "game_aborted",
+    *NOT_OPEN,
 )
 class GameAbortApi(_GameActionApi):
     input_class = GameAbortInput
@@ -241,10 +231,7 @@ class GameAbortApi(_GameActionApi):
     "games_resign",
     "Resign: a server bot plays your seat to the end",
     "not_seated",
-    "not_found",
-    "game_not_started",
-    "game_finished",
-    "game_aborted",
+    *NOT_RUNNING,
     "seat_resigned",
 )
 class GameResignApi(_GameActionApi):
@@ -256,10 +243,7 @@ class GameResignApi(_GameActionApi):
     "games_return",
     "Take your seat back from the bot after repeated timeouts",
     "not_seated",
-    "not_found",
-    "game_not_started",
-    "game_finished",
-    "game_aborted",
+    *NOT_RUNNING,
     "seat_not_away",
 )
 class GameReturnApi(_GameActionApi):
