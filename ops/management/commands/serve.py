@@ -41,8 +41,12 @@ class Command(BaseCommand):
     help = "Serve the game: the web server, a Celery worker and beat (bots, turn clocks), supervised."
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
-        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+        # No HOST variable: shells set one to the machine's name (zsh, some images),
+        # which would silently move the server off the loopback address.
+        parser.add_argument("--host", default="127.0.0.1", help="Listen on this address (0.0.0.0: every interface).")
+        parser.add_argument(
+            "--port", type=int, default=int(os.environ.get("PORT", "8000")), help="Default: PORT, else 8000."
+        )
         parser.add_argument("--no-worker", action="store_true", help="Start no worker or beat (run them yourself).")
         parser.add_argument(
             "--restart-delay",
