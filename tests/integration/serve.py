@@ -22,14 +22,24 @@ from tests.integration.workers import ROOT, wait_for
 READY_TIMEOUT_SECONDS = 60
 RATE_LIMIT_RETRIES = 5
 BOT_TABLE = {"set_max": 6, "players": 4}
+INSTALLED_RUNTIME = ".venv/.installed-runtime"  # the Makefile's stamp: "make -o" it, never pip install
 
 
 class Serve:
     """``manage.py serve`` (after ``manage.py migrate``, as ``make serve`` runs them),
-    or ``make serve`` itself with ``via_make=True``."""
+    or ``PORT=<a free port> make serve`` itself with ``via_make=True`` (without its
+    install step: the tests run in an installed environment, and must not change it).
+    With ``account=False`` nobody is registered: the server is as fresh as a user's
+    first ``make serve`` (``api()`` then needs ``self.token`` set)."""
 
     def __init__(
-        self, folder: Path, *, via_make: bool = False, args: tuple[str, ...] = (), env: dict[str, str] | None = None
+        self,
+        folder: Path,
+        *,
+        via_make: bool = False,
+        args: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
+        account: bool = True,
     ) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
@@ -47,7 +57,7 @@ class Serve:
         for name in ("REDIS_URL", "CELERY_BROKER_URL", "CELERY_QUEUE"):  # the embedded default: none of them
             self.env.pop(name, None)
         if via_make:
-            argv = ["make", "-s", "serve"]
+            argv = ["make", "-s", "-o", INSTALLED_RUNTIME, "serve"]
         else:
             subprocess.run(
                 [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=self.env, check=True
@@ -55,7 +65,8 @@ class Serve:
             argv = [sys.executable, "manage.py", "serve", *args]
         self.process = spawn(argv, cwd=ROOT, env=self.env, log=self.log_path)
         wait_for(self._healthy, READY_TIMEOUT_SECONDS, interval=0.2, what="serve to be healthy", explain=self.log)
-        self.token = sign_up(self.port, "host")  # reads go with it: an account's rate limit, not an address's
+        # Reads go with it: an account's rate limit, not an address's.
+        self.token = sign_up(self.port, "host") if account else ""
 
     def _healthy(self) -> bool:
         if self.process.poll() is not None:
