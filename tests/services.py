@@ -4,15 +4,23 @@ Rules (the README's "make test works anywhere"):
 
 * ``DATABASE_URL`` set: the tests use it.
 * Otherwise PostgreSQL on 127.0.0.1:5432 if it answers (pytest-django creates
-  ``test_chickenfoot``), else SQLite; ``@pytest.mark.postgres`` tests are then
-  skipped, saying why.
-* Redis is ``REDIS_URL`` or 127.0.0.1:6379; ``@pytest.mark.redis`` and
-  ``@pytest.mark.worker`` tests are skipped when it does not answer.  The
+  ``test_chickenfoot_<checkout>``), else SQLite; ``@pytest.mark.postgres`` tests
+  are then skipped, saying why.
+* Redis is ``REDIS_URL`` or 127.0.0.1:6379, database ``1 + <checkout> % 14`` (0 is
+  ``make serve``'s, 15 the test brokers', where every test has queues of its own);
+  ``@pytest.mark.redis`` and ``@pytest.mark.worker`` tests are skipped when it
+  does not answer. The servers the tests start keep their cache keys under
+  ``CACHE_KEY_PREFIX=cf-test-<checkout>``.  The
   settings only use Redis (cache, broker) when ``REDIS_URL`` is set: the tests
   leave it unset, so they get the embedded mode unless asked otherwise.
 * A ``DATABASE_URL`` or ``REDIS_URL`` that was set but does not answer is an
   error, not a reason to fall back.
 * Under ``CI=true`` a missing service is an error at start-up, never a skip.
+
+``<checkout>`` is a hash of this checkout's path (``CHECKOUT_ID``), so two
+checkouts' test runs on one machine never share a database, a Redis database's
+keys or a queue; ``DATABASE_URL`` and ``REDIS_URL`` still override (two runs of
+one checkout at once need one of them each).
 
 This module is a pytest plugin (``-p tests.services`` in pyproject.toml):
 pytest-django loads the settings before any conftest.py is imported, so the
@@ -21,14 +29,20 @@ choice has to be made here, in ``pytest_load_initial_conftests``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import MutableMapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
-POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/chickenfoot"
-REDIS_URL = "redis://127.0.0.1:6379/0"
+#: This checkout, named by its path: what keeps two checkouts' test runs apart.
+CHECKOUT_ID = hashlib.sha256(str(Path(__file__).resolve().parents[1]).encode()).hexdigest()[:8]
+#: pytest-django creates ``test_`` + this database's name.
+POSTGRES_URL = f"postgres://postgres@127.0.0.1:5432/chickenfoot_{CHECKOUT_ID}"
+REDIS_URL = f"redis://127.0.0.1:6379/{1 + int(CHECKOUT_ID, 16) % 14}"
+CACHE_KEY_PREFIX = f"cf-test-{CHECKOUT_ID}"
 PROBE_TIMEOUT_SECONDS = 2
 
 
@@ -130,6 +144,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # Tasks sent by tests without a worker wait in memory and never run; the
     # integration tests point the app at a real Redis and start real workers.
     os.environ.setdefault("CELERY_BROKER_URL", "memory://")
+    # Servers started by the tests (which inherit the environment) on a shared Redis.
+    os.environ.setdefault("CACHE_KEY_PREFIX", CACHE_KEY_PREFIX)
     early_config.stash[SERVICES_KEY] = services
     if services.database.name == "postgresql" and not services.database.available:
         raise pytest.UsageError(f"DATABASE_URL names a PostgreSQL that does not answer: {services.database.describe()}")

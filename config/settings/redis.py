@@ -10,7 +10,8 @@ if REDIS_URL:
             # Falls back to memory while Redis is away: no request fails for it.
             "BACKEND": "core.cache.ResilientRedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "cf",
+            # Another prefix keeps two deployments (or test runs) on one Redis apart.
+            "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="cf"),
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
     }
