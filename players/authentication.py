@@ -7,8 +7,10 @@ from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
 
+from core.errors import CoreCode
 from core.problems import WWW_AUTHENTICATE
 from players import selectors, services
+from players.errors import PlayerError
 from players.models import ApiToken, User
 
 KEYWORDS = ("bearer", "token")
@@ -43,7 +45,7 @@ def request_account(request: HttpRequest) -> User:
     the admin's staff check): ``request.user`` typed as what it then is."""
     user = request.user
     if not isinstance(user, User):
-        raise exceptions.NotAuthenticated()
+        raise PlayerError(CoreCode.NOT_AUTHENTICATED, "This needs an API token or a session.")
     return user
 
 
