@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from http import HTTPStatus
 from typing import Any, ClassVar, NamedTuple
 
 
@@ -63,12 +62,13 @@ ERROR_CODES: dict[str, ErrorSpec] = {}
 def register_error_code(code: str, *, status: int, description: str, title: str | None = None) -> str:
     """Add ``code`` to the registry and return it.
 
-    ``title`` defaults to the status's reason phrase (``409`` -> "Conflict").
+    ``title`` defaults to the code said in words (``game_full`` -> "Game full"):
+    a problem's title names its kind exactly, so a client can show it as it is.
     Registering the same code twice with the same meaning is harmless (modules
     may be reloaded); with a different one it is a programming error.
     """
     code = str(code)  # an enum member is stored as its plain value
-    spec = ErrorSpec(status, title or HTTPStatus(status).phrase, description)
+    spec = ErrorSpec(status, title or code.replace("_", " ").capitalize(), description)
     existing = ERROR_CODES.get(code)
     if existing is not None and existing != spec:
         raise ValueError(f"error code {code!r} is already registered as {existing}")

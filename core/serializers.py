@@ -12,7 +12,7 @@ class ErrorCodeField(serializers.CharField):
     """A stable error code; described as the ``ErrorCode`` enum (``core.schema``)."""
 
 
-@extend_schema_field({"$ref": "#/components/schemas/GameOutput"})
+@extend_schema_field({"$ref": "#/components/schemas/Game"})
 class StaleGameField(serializers.JSONField):
     """The game view a ``stale_seq`` answer carries (defined by the games app)."""
 
@@ -36,7 +36,7 @@ class ProblemSerializer(serializers.Serializer):
     )
     current_seq = serializers.IntegerField(required=False, help_text="With `stale_seq`: the game's seq now.")
     game = StaleGameField(
-        required=False, help_text="With `stale_seq`: the game as you may see it now (the `GameOutput` schema)."
+        required=False, help_text="With `stale_seq`: the game as you may see it now (the `Game` schema)."
     )
 
     class Meta:

@@ -2,8 +2,8 @@
 
 Nothing here knows what a stream is about: ``games.streams`` decides what to send
 and when; this module only says how an event, a keep-alive and the reconnect hint
-are written, how a resuming client's Last-Event-ID is read, and how an
-``text/event-stream`` answer is declared in the OpenAPI document.
+are written and how a resuming client's Last-Event-ID is read. The frames' schemas
+are the OpenAPI document's (``games.schema``).
 """
 
 from __future__ import annotations
@@ -72,19 +72,3 @@ class EventStreamRenderer(BaseRenderer):
 
     def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
         return json.dumps(data, cls=DjangoJSONEncoder).encode()
-
-
-def sse_event_schema(events: list[str], data: str) -> dict[str, Any]:
-    """The OpenAPI schema of one Server-Sent Event of a stream (the text/event-stream
-    response's schema describes each event, as OpenAPI 3.2's itemSchema does):
-    its `event` name, its `id` and its `data` (a JSON document, as a string)."""
-    return {
-        "type": "object",
-        "required": ["event", "data"],
-        "properties": {
-            "event": {"type": "string", "enum": events, "description": "The event's name (`event:` line)."},
-            "id": {"type": "string", "description": "Its id (`id:` line): send the last one as Last-Event-ID."},
-            "data": {"type": "string", "description": data},
-            "retry": {"type": "integer", "description": "Reconnection delay in ms (`retry:` line)."},
-        },
-    }

@@ -64,15 +64,15 @@ GAME_CODES: dict[str, tuple[int, str]] = {
     GameCode.IDEMPOTENCY_KEY_REUSED: (422, "The Idempotency-Key was already used for a different request."),
 }
 
-#: The problems the rules engine's errors become.
-RULE_ERROR_STATUS, RULE_ERROR_TITLE = 422, "Move refused by the rules"
-SETUP_ERROR_STATUS, SETUP_ERROR_TITLE = 400, "Invalid ruleset or set-up"
+#: The problems the rules engine's errors become: a move the rules refuse (422), a
+#: ruleset or set-up they cannot play (400).
+RULE_ERROR_STATUS, SETUP_ERROR_STATUS = 422, 400
 
 register_enum(GameCode, GAME_CODES)
 for _code, _description in RULE_CODES.items():
-    register_error_code(_code, status=RULE_ERROR_STATUS, title=RULE_ERROR_TITLE, description=_description)
+    register_error_code(_code, status=RULE_ERROR_STATUS, description=_description)
 for _code, _description in SETUP_CODES.items():
-    register_error_code(_code, status=SETUP_ERROR_STATUS, title=SETUP_ERROR_TITLE, description=_description)
+    register_error_code(_code, status=SETUP_ERROR_STATUS, description=_description)
 
 
 class GameError(ApiError):

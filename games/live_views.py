@@ -8,7 +8,7 @@ waiting to ``games.streams``; the text on the wire is ``core.sse``'s.
 
 from __future__ import annotations
 
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.renderers import JSONRenderer
@@ -19,43 +19,58 @@ from core.async_views import AsyncAPIView, db_call
 from core.errors import CoreCode
 from core.inputs import validated
 from core.schema import problem_responses
-from core.sse import EventStreamRenderer, last_event_id, sse_event_schema, stream_response
+from core.sse import EventStreamRenderer, last_event_id, stream_response
 from games import output, selectors, streams
 from games.errors import GameError
-from games.serializers import EVENT_TYPE_CHOICES, AccountGameOutput, EventPageOutput, EventsQueryInput
+from games.serializers import AccountGameOutput, EventPageOutput, EventsQueryInput
 
 MAX_SEQ = 2**31 - 1  # seq is a 32-bit column: anything larger is no event of any game
 
-GAME_STREAM_DATA = (
-    "JSON: for `snapshot`, the game as you may see it (`Game` schema); for an event type, the event "
-    '(`EventOutput` schema, its `data` one of `EventData`); for `end`, `{"seq": N, "status": ...}`.'
-)
-ACCOUNT_STREAM_DATA = 'JSON: for `snapshot`, `{"games": [AccountGameOutput, ...]}`; otherwise one `AccountGameOutput`.'
 LAST_EVENT_ID = OpenApiParameter(
     "Last-Event-ID",
-    int,
+    {"type": "string", "pattern": r"^[0-9]{1,10}$"},
     OpenApiParameter.HEADER,
     required=False,
     description="Resume: the id (seq) of the last event you received; the stream sends the snapshot, then "
-    "every event after it. Browsers' EventSource sends it by itself on reconnect.",
+    "every event after it. Browsers' EventSource sends it by itself on reconnect. (Clients that cannot set "
+    "headers may send `?last_event_id=` instead.)",
 )
-STREAM_DESCRIPTION = (
-    "A `text/event-stream`. First, on every (re)connect, `event: snapshot` (no id) with the game as you "
-    "may see it (`Game` schema). Then every event of the game's log after `Last-Event-ID` (or after the "
-    "snapshot's seq) as `id: <seq>`, `event: <type>`, `data: <GameEvent JSON>`. A comment line "
-    "`: keep-alive` at least every 15 seconds. When the game is over: `event: end` "
-    '(`{"seq": N, "status": "finished"}`) and the stream closes. A stream opened with a token or '
-    "session closes (with no last event) within a second or two of that token being revoked or the account "
-    "suspended; reconnecting then answers 401."
+LAST_EVENT_ID_QUERY = OpenApiParameter(
+    "last_event_id",
+    {"type": "string", "pattern": r"^[0-9]{1,10}$"},
+    OpenApiParameter.QUERY,
+    required=False,
+    description="The same as the Last-Event-ID header, for clients that cannot set headers; the header wins.",
 )
-ACCOUNT_STREAM_DESCRIPTION = (
-    "A `text/event-stream` about all your games. On every (re)connect, `event: snapshot` with "
-    '`{"games": [AccountGame ...]}` (your open and running games). Then, as they happen: '
-    "`your_turn` (an `AccountGame` whose `your_turn` is true), `game_started`, `game_over` (with the "
-    "result), each with `id: <game>.<seq>`; `: keep-alive` comments at least every 15 seconds. "
-    "Reconnecting gives a fresh snapshot, so nothing needs resuming. The stream closes when the token "
-    "it was opened with is revoked or the account suspended (reconnecting then answers 401)."
-)
+STREAM_DESCRIPTION = """\
+Server-Sent Events (`text/event-stream`): the game as it happens, for anyone (players see their own hand \
+in the snapshot; events never name a hidden tile). Each frame is one `GameStreamFrame`, told apart by its \
+`event:` line:
+
+* `snapshot` (no `id:`): first on every (re)connection, the game as you may see it (`Game`).
+* one frame per event of the game's log, in order and each once: `event:` is the event's type, `id:` its \
+seq, `data:` the `Event` (its `data` one of `EventData`).
+* `end`, when the game is over (`{"seq": N, "status": "finished"}`); the server then closes the stream.
+
+The stream starts with `retry: 2000` (reconnect after 2 s) and sends a `: keep-alive` comment at least \
+every 15 seconds while nothing happens. **Resume**: reconnect with `Last-Event-ID: <the last id you got>` \
+(browsers' EventSource does it by itself): you get the snapshot again, then every event after that id, so \
+nothing is missed or repeated. A reconnection with the id of the last event of a game that is over gets \
+`204 No Content`, which tells an EventSource to stop reconnecting. A stream opened with a token or session \
+closes within a second or two of that token being revoked or the account suspended (reconnecting then \
+answers 401); a server may also close a stream after a while (`LIVE_STREAM_MAX_SECONDS`): just resume."""
+ACCOUNT_STREAM_DESCRIPTION = """\
+Server-Sent Events (`text/event-stream`) about all your games. Each frame is one `AccountStreamFrame`, \
+told apart by its `event:` line:
+
+* `snapshot`: first on every (re)connection, `{"games": [AccountGame, ...]}` (your open and running games).
+* `game_started`, `your_turn` (the game's `your_turn` is true) and `game_over` (with its `result`), each \
+with `id: <game>.<seq>` and the game's `AccountGame` as `data`.
+
+The stream starts with `retry: 2000` and sends a `: keep-alive` comment at least every 15 seconds. It does \
+not resume: a reconnection gets a fresh snapshot, which is all you need, so `Last-Event-ID` is ignored. \
+It closes when the token it was opened with is revoked or the account suspended (reconnecting then \
+answers 401)."""
 
 
 class GameEventsApi(AsyncAPIView):
@@ -80,16 +95,21 @@ class GameStreamApi(AsyncAPIView):
     @extend_schema(
         operation_id="games_stream",
         summary="Server-Sent Events of one game (resumable)",
-        parameters=[LAST_EVENT_ID],
+        description=STREAM_DESCRIPTION,
+        parameters=[LAST_EVENT_ID, LAST_EVENT_ID_QUERY],
         responses={
             (200, "text/event-stream"): OpenApiResponse(
-                response=sse_event_schema(["snapshot", *EVENT_TYPE_CHOICES, "end"], GAME_STREAM_DATA),
-                description=STREAM_DESCRIPTION,
+                response={"$ref": "#/components/schemas/GameStreamFrame"},
+                description="The stream: each event (frame) is one `GameStreamFrame`.",
+            ),
+            204: OpenApiResponse(
+                description="The game is over and Last-Event-ID is its last event: nothing more will come, "
+                "stop reconnecting."
             ),
             **problem_responses("validation_error", "not_found"),
         },
     )
-    async def get(self, request: Request, game_id: int) -> StreamingHttpResponse:
+    async def get(self, request: Request, game_id: int) -> HttpResponse | StreamingHttpResponse:
         last_id = last_event_id(request, maximum=MAX_SEQ)
         viewer = request.user if request.user.is_authenticated else None
         snapshot = await db_call(output.game_body, game_id, viewer)
@@ -100,6 +120,10 @@ class GameStreamApi(AsyncAPIView):
                 f"Last-Event-ID {last_id} is beyond this game's seq {seq}.",
                 errors={"Last-Event-ID": ["beyond the game's seq"]},
             )
+        if last_id == seq and snapshot["game"]["status"] in streams.OVER:
+            # The client has the whole log of a game that is over: 204 is how Server-Sent
+            # Events tell it (a browser's EventSource included) to stop reconnecting.
+            return HttpResponse(status=204)
         events = streams.game_stream(
             game_id, snapshot, after=seq if last_id is None else last_id, credentials=streams.Credentials.of(request)
         )
@@ -109,14 +133,16 @@ class GameStreamApi(AsyncAPIView):
 class AccountStreamApi(AsyncAPIView):
     permission_classes = [IsAuthenticated]
     renderer_classes = [EventStreamRenderer, JSONRenderer]
+    schema_components = [AccountGameOutput]  # the frames' data (games.schema)
 
     @extend_schema(
         operation_id="me_stream",
         summary="Server-Sent Events about all your games (your turn, start, end)",
+        description=ACCOUNT_STREAM_DESCRIPTION,
         responses={
             (200, "text/event-stream"): OpenApiResponse(
-                response=sse_event_schema(["snapshot", "your_turn", "game_started", "game_over"], ACCOUNT_STREAM_DATA),
-                description=ACCOUNT_STREAM_DESCRIPTION,
+                response={"$ref": "#/components/schemas/AccountStreamFrame"},
+                description="The stream: each event (frame) is one `AccountStreamFrame`.",
             ),
             **problem_responses("not_authenticated"),
         },

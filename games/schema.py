@@ -1,6 +1,10 @@
-"""OpenAPI components the serializers cannot express (the recursive layout tree, one
-payload schema per event type), and nullable references written so that OpenAPI 3.0.3
-validators accept null."""
+"""OpenAPI components the serializers cannot express: the recursive layout tree, one
+payload schema per event type (gathered in the ``EventData`` union), and the frames of
+the two Server-Sent Events streams (``GameStreamFrame``, ``AccountStreamFrame``).
+
+Names here are the final component names (``core.schema.rename_components`` runs
+before this hook): ``Game``, ``Event``, ``Ruleset``, ``AccountGame`` ...
+"""
 
 from __future__ import annotations
 
@@ -8,24 +12,27 @@ from typing import Any
 
 from games.serializers import ALL_EVENT_TYPES
 
+
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
 LAYOUT_NODE = {
     "type": "object",
     "description": (
         "A tile in the layout. The root is the spinner (the round's starting double); `next` holds its "
         "slots: the spinner's arms, one slot after a plain tile, the three toes of a double's chicken foot. "
-        "Each slot is another node or an `OpenEnd`."
+        "Each slot is another node or an `LayoutOpenEnd`."
     ),
     "properties": {
-        "tile": {"type": "string", "example": "9-4"},
-        "kind": {"type": "string", "enum": ["spinner", "tile", "double"]},
+        "tile": {"type": "string", "examples": ["9-4"]},
+        "kind": ref("LayoutNodeKind"),
         "seat": {"type": "integer", "description": "Who played it."},
         "inner": {"type": "integer", "description": "The pip touching the end it was played on."},
         "outer": {"type": "integer", "description": "The pip it shows outward (what its slots need)."},
         "next": {
             "type": "array",
-            "items": {
-                "oneOf": [{"$ref": "#/components/schemas/LayoutNode"}, {"$ref": "#/components/schemas/LayoutOpenEnd"}]
-            },
+            "items": {"oneOf": [ref("LayoutNode"), ref("LayoutOpenEnd")]},
         },
     },
     "required": ["tile", "kind", "seat", "inner", "outer", "next"],
@@ -35,163 +42,299 @@ LAYOUT_OPEN_END = {
     "type": "object",
     "description": "An open end: a tile showing `pip` may be played on it (if `playable`).",
     "properties": {
-        "end": {"type": "string", "example": "e5", "description": "Stable id for the whole round."},
+        "end": {"type": "string", "examples": ["e5"], "description": "Stable id for the whole round."},
         "pip": {"type": "integer"},
         "playable": {"type": "boolean"},
     },
     "required": ["end", "pip", "playable"],
 }
 
-
-NULL = {"$ref": "#/components/schemas/NullEnum"}
-
-
-def _nullable_refs(node: Any) -> None:
-    """Rewrite ``{allOf: [X], nullable: true}`` (drf-spectacular's nullable nested
-    serializer) as ``{oneOf: [X, NullEnum], nullable: true}``.
-
-    OpenAPI 3.0.3 says ``nullable`` only counts next to a ``type`` in the same
-    schema object, so a validator that follows it (openapi-core) refuses ``null``
-    for the former: a game without a state, a seat without a player. The latter
-    is how drf-spectacular itself writes a nullable enum."""
-    if isinstance(node, dict):
-        all_of = node.get("allOf")
-        if node.get("nullable") is True and "type" not in node and isinstance(all_of, list) and len(all_of) == 1:
-            del node["allOf"]
-            node["oneOf"] = [all_of[0], dict(NULL)]
-        for value in node.values():
-            _nullable_refs(value)
-    elif isinstance(node, list):
-        for value in node:
-            _nullable_refs(value)
+#: Enumerations that only the event payloads and the layout use.
+ENUMS: dict[str, tuple[str, list[str]]] = {
+    "LayoutNodeKind": (
+        "What a layout node is: the round's spinner, a plain tile, or a double.",
+        ["spinner", "tile", "double"],
+    ),
+    "PassReason": (
+        "Why a seat passed: nothing to play and an empty boneyard; the tile it drew did not fit; "
+        "or it chose not to play the playable tile it drew.",
+        ["no_play", "drawn_tile_unplayable", "declined_drawn_tile"],
+    ),
+    "HandoverReason": ("Why a server bot took a seat over.", ["timeouts", "moderator"]),
+}
 
 
 # -- event payloads: one schema per event type, chosen by its "type" ----------
 
 _INT = {"type": "integer"}
 _STR = {"type": "string"}
-_TILE = {"type": "string", "example": "9-4"}
+_BOOL = {"type": "boolean"}
+_TILE = {"type": "string", "pattern": r"^\d{1,2}-\d{1,2}$", "examples": ["9-4"]}
+_END = {"type": "string", "pattern": r"^e\d+$", "examples": ["e3"]}
 _INTS = {"type": "array", "items": _INT}
-_STRS = {"type": "array", "items": _STR}
-_SEAT = {"type": "integer", "description": "A seat number."}
-_NULLABLE_INT = {"type": "integer", "nullable": True}
+_TILES = {"type": "array", "items": _TILE}
+_ENDS = {"type": "array", "items": _END}
+_SEAT = {"type": "integer", "minimum": 0, "description": "A seat number."}
+_ROUND = {"type": "integer", "minimum": 1, "description": "The round (hand) it happened in, from 1."}
+_MODERATOR = {"type": "boolean", "description": "A moderator did it (absent: no)."}
+_NOTE = {"type": "string", "description": "The moderator's note."}
 
 # type -> (properties, required besides "type"); descriptions: games.serializers.ALL_EVENT_TYPES
 EVENT_PAYLOADS: dict[str, tuple[dict[str, Any], list[str]]] = {
     "game_created": (
-        {"creator": _STR, "ruleset": {"type": "object"}, "practice": {"type": "boolean"}},
+        {"creator": _STR, "ruleset": ref("Ruleset"), "practice": _BOOL},
         ["creator", "ruleset", "practice"],
     ),
-    "seat_taken": ({"seat": _SEAT, "player": _STR, "is_bot": {"type": "boolean"}}, ["seat", "player"]),
-    "seat_left": ({"seat": _SEAT, "player": _STR, "moderator": {"type": "boolean"}, "note": _STR}, ["seat", "player"]),
-    "bot_added": ({"seat": _SEAT, "strategy": _STR}, ["seat", "strategy"]),
+    "seat_taken": ({"seat": _SEAT, "player": _STR, "is_bot": _BOOL}, ["seat", "player", "is_bot"]),
+    "seat_left": ({"seat": _SEAT, "player": _STR, "moderator": _MODERATOR, "note": _NOTE}, ["seat", "player"]),
+    "bot_added": ({"seat": _SEAT, "strategy": ref("StrategyName")}, ["seat", "strategy"]),
     "game_started": ({}, []),
-    "game_aborted": ({"by": _STR, "moderator": {"type": "boolean"}, "reason": _STR}, ["by", "moderator", "reason"]),
-    "seat_resigned": ({"seat": _SEAT, "player": _STR, "bot_strategy": _STR}, ["seat", "bot_strategy"]),
-    "turn_timed_out": ({"seat": _SEAT, "timeouts_in_row": _INT}, ["seat", "timeouts_in_row"]),
+    "game_aborted": ({"by": _STR, "moderator": _BOOL, "reason": _STR}, ["by", "moderator", "reason"]),
+    "seat_resigned": (
+        {"seat": _SEAT, "player": _STR, "bot_strategy": ref("StrategyName")},
+        ["seat", "player", "bot_strategy"],
+    ),
+    "turn_timed_out": (
+        {"seat": _SEAT, "timeouts_in_row": {"type": "integer", "minimum": 1}},
+        ["seat", "timeouts_in_row"],
+    ),
     "seat_handed_to_bot": (
         {
             "seat": _SEAT,
-            "bot_strategy": _STR,
-            "reason": {"type": "string", "enum": ["timeouts", "moderator"]},
-            "moderator": {"type": "boolean"},
-            "note": _STR,
+            "bot_strategy": ref("StrategyName"),
+            "reason": ref("HandoverReason"),
+            "moderator": _MODERATOR,
+            "note": _NOTE,
         },
         ["seat", "bot_strategy", "reason"],
     ),
     "seat_returned": ({"seat": _SEAT, "player": _STR}, ["seat", "player"]),
     "round_started": (
-        {"round": _INT, "starting_double": _TILE, "hand_sizes": _INTS, "boneyard_size": _INT},
+        {"round": _ROUND, "starting_double": _TILE, "hand_sizes": _INTS, "boneyard_size": _INT},
         ["round", "starting_double", "hand_sizes", "boneyard_size"],
     ),
     "drew": (
         {
-            "round": _INT,
+            "round": _ROUND,
             "seat": _SEAT,
             "boneyard_size": _INT,
-            "for_starting_double": {"type": "boolean", "description": "Drawn while nobody held the starting double."},
+            "for_starting_double": {
+                "type": "boolean",
+                "description": "Drawn while nobody held the starting double (absent: a draw on a turn).",
+            },
         },
         ["round", "seat", "boneyard_size"],
     ),
-    "spinner_placed": ({"round": _INT, "seat": _SEAT, "tile": _TILE, "arms": _STRS}, ["round", "seat", "tile", "arms"]),
+    "spinner_placed": (
+        {"round": _ROUND, "seat": _SEAT, "tile": _TILE, "arms": _ENDS},
+        ["round", "seat", "tile", "arms"],
+    ),
     "tile_played": (
-        {"round": _INT, "seat": _SEAT, "tile": _TILE, "end": _STR, "outer": _INT, "new_ends": _STRS},
+        {"round": _ROUND, "seat": _SEAT, "tile": _TILE, "end": _END, "outer": _INT, "new_ends": _ENDS},
         ["round", "seat", "tile", "end", "outer", "new_ends"],
     ),
-    "spinner_completed": ({"round": _INT, "seat": _SEAT}, ["round", "seat"]),
+    "spinner_completed": ({"round": _ROUND, "seat": _SEAT}, ["round", "seat"]),
     "foot_opened": (
-        {"round": _INT, "seat": _SEAT, "double": _TILE, "toes": _STRS},
+        {"round": _ROUND, "seat": _SEAT, "double": _TILE, "toes": _ENDS},
         ["round", "seat", "double", "toes"],
     ),
-    "foot_completed": ({"round": _INT, "seat": _SEAT}, ["round", "seat"]),
-    "passed": (
-        {
-            "round": _INT,
-            "seat": _SEAT,
-            "reason": {"type": "string", "enum": ["no_play", "drawn_tile_unplayable", "declined_drawn_tile"]},
-        },
-        ["round", "seat", "reason"],
-    ),
+    "foot_completed": ({"round": _ROUND, "seat": _SEAT}, ["round", "seat"]),
+    "passed": ({"round": _ROUND, "seat": _SEAT, "reason": ref("PassReason")}, ["round", "seat", "reason"]),
     "round_ended": (
         {
-            "round": _INT,
-            "number": _INT,
+            "round": _ROUND,
+            "number": _ROUND,
             "starting_double": _TILE,
             "starter": _SEAT,
-            "reason": {"type": "string", "enum": ["domino", "blocked"]},
-            "went_out": _NULLABLE_INT,
-            "hands": {"type": "array", "items": _STRS},
+            "reason": ref("RoundEndReason"),
+            "went_out": {"type": ["integer", "null"], "description": "The seat that went out; null: blocked."},
+            "hands": {"type": "array", "items": _TILES, "description": "Every hand at the end (revealed)."},
             "scores": _INTS,
             "totals": _INTS,
         },
-        ["round", "number", "reason", "hands", "scores", "totals"],
+        ["round", "number", "starting_double", "starter", "reason", "went_out", "hands", "scores", "totals"],
     ),
     "match_ended": (
-        {
-            "round": _INT,
-            "totals": _INTS,
-            "winners": _INTS,
-            "tie_break": {
-                "type": "string",
-                "enum": ["lowest_total", "most_zero_rounds", "lowest_nonzero_round", "shared"],
-            },
-            "seed": _INT,
-        },
-        ["totals", "winners", "tie_break", "seed"],
+        {"round": _ROUND, "totals": _INTS, "winners": _INTS, "tie_break": ref("TieBreak"), "seed": _INT},
+        ["round", "totals", "winners", "tie_break", "seed"],
     ),
 }
 
 
-def _component_name(event_type: str) -> str:
+def event_component_name(event_type: str) -> str:
     return "Event" + "".join(part.capitalize() for part in event_type.split("_"))
 
 
 def _event_components() -> dict[str, Any]:
     components: dict[str, Any] = {}
     for event_type, (properties, required) in EVENT_PAYLOADS.items():
-        components[_component_name(event_type)] = {
+        components[event_component_name(event_type)] = {
             "type": "object",
             "description": ALL_EVENT_TYPES[event_type],
-            "properties": {"type": {"type": "string", "enum": [event_type]}, **properties},
+            "properties": {"type": {"type": "string", "const": event_type}, **properties},
             "required": ["type", *required],
-            "additionalProperties": True,  # clients must ignore fields they do not know
         }
     components["EventData"] = {
-        "description": "An event's payload: its fields depend on its `type` (one schema per type).",
-        "oneOf": [{"$ref": f"#/components/schemas/{_component_name(t)}"} for t in EVENT_PAYLOADS],
+        "description": (
+            "An event's payload: its fields depend on its `type` (one schema per type). A client should "
+            "ignore fields it does not know, and skip an event type it does not know: new ones may come."
+        ),
+        "oneOf": [ref(event_component_name(t)) for t in EVENT_PAYLOADS],
         "discriminator": {
             "propertyName": "type",
-            "mapping": {t: f"#/components/schemas/{_component_name(t)}" for t in EVENT_PAYLOADS},
+            "mapping": {t: ref(event_component_name(t))["$ref"] for t in EVENT_PAYLOADS},
         },
     }
     return components
 
 
+# -- the Server-Sent Events streams: one schema per frame -----------------------
+
+
+def _json_data(schema_name: str, description: str) -> dict[str, Any]:
+    """A frame's ``data:`` field: text holding a JSON document of the schema ``schema_name``."""
+    return {
+        "type": "string",
+        "contentMediaType": "application/json",
+        "contentSchema": ref(schema_name),
+        "description": f"{description} Decode the JSON text with the `{schema_name}` schema.",
+    }
+
+
+def _frame(
+    description: str, event: dict[str, Any], data: dict[str, Any], id_schema: dict[str, Any] | None
+) -> dict[str, Any]:
+    properties: dict[str, Any] = {"event": event}
+    if id_schema is not None:
+        properties["id"] = id_schema
+    properties["data"] = data
+    return {
+        "type": "object",
+        "description": description,
+        "properties": properties,
+        "required": ["event", "data"] + (["id"] if id_schema is not None else []),
+    }
+
+
+def _stream_components() -> dict[str, Any]:
+    game_frames = {
+        "GameStreamSnapshot": _frame(
+            "First frame of every (re)connection: the game as you may see it. It has no id.",
+            {"type": "string", "const": "snapshot"},
+            _json_data("Game", "The game as you may see it now."),
+            None,
+        ),
+        "GameStreamEvent": _frame(
+            "One event of the game's log, in order, each once. `event` is the event's type.",
+            ref("EventType"),
+            _json_data("Event", "The event, as the event log lists it."),
+            {
+                "type": "string",
+                "pattern": r"^[0-9]+$",
+                "description": "The event's seq: resume after it with Last-Event-ID.",
+            },
+        ),
+        "GameStreamEnd": _frame(
+            "The game is over: the last frame. The server closes the stream after it.",
+            {"type": "string", "const": "end"},
+            _json_data("GameStreamEndData", "The game's last seq and how it ended."),
+            None,
+        ),
+    }
+    end_data = {
+        "type": "object",
+        "description": "The `end` frame's data.",
+        "properties": {
+            "seq": {"type": "integer", "description": "The seq of the game's last event."},
+            "status": ref("GameStatus"),
+        },
+        "required": ["seq", "status"],
+    }
+    account_frames = {
+        "AccountStreamSnapshot": _frame(
+            "First frame of every (re)connection: your open and running games.",
+            {"type": "string", "const": "snapshot"},
+            _json_data("AccountSnapshot", "Your games now."),
+            None,
+        ),
+        "AccountStreamUpdate": _frame(
+            "Something happened in one of your games: it started, it is your turn, or it is over.",
+            ref("AccountStreamEventType"),
+            _json_data("AccountGame", "The game as your games list shows it now."),
+            {
+                "type": "string",
+                "pattern": r"^[0-9]+\.[0-9]+$",
+                "description": "`<game>.<seq>`: unique per change (the account stream does not resume).",
+            },
+        ),
+    }
+    snapshot = {
+        "type": "object",
+        "description": "The account stream's snapshot: your open and running games.",
+        "properties": {"games": {"type": "array", "items": ref("AccountGame")}},
+        "required": ["games"],
+    }
+    account_events = {
+        "type": "string",
+        "enum": ["your_turn", "game_started", "game_over"],
+        "description": "What happened in one of your games.",
+    }
+    return {
+        **game_frames,
+        "GameStreamEndData": end_data,
+        "GameStreamFrame": {
+            "description": (
+                "One frame (one event) of `GET /games/{game_id}/stream/`, as the `event:`, `id:` and `data:` "
+                "lines give it; `event` tells which."
+            ),
+            "oneOf": [ref(name) for name in game_frames],
+            "discriminator": {
+                "propertyName": "event",
+                "mapping": {
+                    "snapshot": ref("GameStreamSnapshot")["$ref"],
+                    "end": ref("GameStreamEnd")["$ref"],
+                    **{t: ref("GameStreamEvent")["$ref"] for t in sorted(ALL_EVENT_TYPES)},
+                },
+            },
+        },
+        **account_frames,
+        "AccountSnapshot": snapshot,
+        "AccountStreamEventType": account_events,
+        "AccountStreamFrame": {
+            "description": "One frame (one event) of `GET /me/stream/`; `event` tells which.",
+            "oneOf": [ref(name) for name in account_frames],
+            "discriminator": {
+                "propertyName": "event",
+                "mapping": {
+                    "snapshot": ref("AccountStreamSnapshot")["$ref"],
+                    **{e: ref("AccountStreamUpdate")["$ref"] for e in account_events["enum"]},
+                },
+            },
+        },
+    }
+
+
+def _null_enum_to_null(node: Any) -> Any:
+    """drf-spectacular writes a nullable enum as ``oneOf: [Enum, NullEnum]``; in
+    OpenAPI 3.1 null is a type of its own: ``oneOf: [Enum, {type: null}]``."""
+    if isinstance(node, dict):
+        if node.get("$ref") == "#/components/schemas/NullEnum":
+            return {"type": "null"}
+        return {key: _null_enum_to_null(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_null_enum_to_null(value) for value in node]
+    return node
+
+
 def add_components(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    result = _null_enum_to_null(result)
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.pop("NullEnum", None)
+    for name, (description, values) in ENUMS.items():
+        schemas[name] = {"type": "string", "enum": values, "description": description}
     schemas.update(_event_components())
+    schemas.update(_stream_components())
     schemas["LayoutNode"] = LAYOUT_NODE
     schemas["LayoutOpenEnd"] = LAYOUT_OPEN_END
-    schemas.setdefault("NullEnum", {"enum": [None]})
-    _nullable_refs(result)
+    result["components"]["schemas"] = dict(sorted(schemas.items()))
     return result

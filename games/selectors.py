@@ -220,7 +220,7 @@ def game_record(*, game: Game, viewer: User | None) -> dict[str, Any]:
     return {
         "ruleset": game.ruleset,
         "seed": game.seed,
-        "setup": game.setup,
+        "setup": None if game.setup is None else {"hands": game.setup["hands"], "boneyard": game.setup.get("boneyard")},
         "moves": [{"seat": seat, "move": payload} for seat, payload in moves],
         "result": game.result,
     }

@@ -10,7 +10,7 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from games.engine import EVENT_TYPES, SET_SIZES
+from games.engine import EVENT_TYPES, MAX_PLAYERS, SET_SIZES, TIE_BREAKS, tile_count
 from games.models import GameStatus, MoveSource
 from games.strategies import STRATEGIES
 
@@ -32,23 +32,56 @@ LOBBY_EVENT_TYPES: dict[str, str] = {
 }
 ALL_EVENT_TYPES = {**LOBBY_EVENT_TYPES, **EVENT_TYPES}
 
-# Choice sets, named once for the OpenAPI document (SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]).
+# Choice sets, each one enum of the OpenAPI document under its own name
+# (SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]): one concept, one name.
 MOVE_TYPES = ("play", "draw", "pass")
 EVENT_TYPE_CHOICES = tuple(sorted(ALL_EVENT_TYPES))
 MATCH_STATUSES = ("playing", "ended")
 HAND_STATUSES = ("playing", "ended", "abandoned")
+ROUND_END_REASONS = ("domino", "blocked")
+ROUND_PHASES = ("spinner", "foot", "free")
+SPINNER_ARMS = (4, 6)
+# Whole-number choices are (value, label) pairs, as the enum override matches them.
+SET_SIZE_CHOICES = tuple((size, size) for size in SET_SIZES)
+SPINNER_ARM_CHOICES = tuple((arms, arms) for arms in SPINNER_ARMS)
+
+
+def strategy_choices() -> list[str]:
+    """The server-bot strategies, as registered (``games.strategies``)."""
+    return sorted(STRATEGIES)
 
 
 # -- inputs -------------------------------------------------------------------
 
 
+def _ruleset_limits() -> dict[str, Any]:
+    """What each set size allows (the engine's ``Ruleset`` checks it), as JSON Schema."""
+    rules = []
+    for size in SET_SIZES:
+        chosen: dict[str, Any] = {"properties": {"set_max": {"const": size}}, "required": ["set_max"]}
+        if size == RulesetInput.DEFAULT_SET:
+            chosen = {"anyOf": [chosen, {"not": {"required": ["set_max"]}}]}
+        limits = {
+            "players": {"maximum": MAX_PLAYERS[size]},
+            "rounds": {"maximum": size + 1},
+            "hand_size": {"maximum": tile_count(size) // 2},
+        }
+        rules.append({"if": chosen, "then": {"properties": limits}})
+    return {"allOf": rules}
+
+
 class RulesetInput(serializers.Serializer):
-    set_max = serializers.ChoiceField(choices=SET_SIZES, default=9, help_text="Double-N set.")
+    """A ruleset: every setting may be left out for its default. What a set allows
+    depends on its size: players up to 6/8/10/12/14 and rounds up to N+1 on a double-N
+    set; `players` hands of `hand_size` must fit in the set's (N+1)(N+2)/2 tiles."""
+
+    DEFAULT_SET = 9
+    set_max = serializers.ChoiceField(choices=SET_SIZE_CHOICES, default=9, help_text="Double-N set.")
     players = serializers.IntegerField(min_value=2, max_value=14, default=4)
     hand_size = serializers.IntegerField(
         min_value=1, required=False, allow_null=True, default=None, help_text="Overrides the default table of RULES.md."
     )
-    spinner_arms = serializers.ChoiceField(choices=(4, 6), default=4)
+    spinner_arms = serializers.ChoiceField(choices=SPINNER_ARM_CHOICES, default=4)
     rounds = serializers.IntegerField(
         min_value=1,
         max_value=19,
@@ -58,6 +91,9 @@ class RulesetInput(serializers.Serializer):
         help_text="Play only the first N rounds (highest doubles).",
     )
     double_blank_points = serializers.IntegerField(min_value=0, max_value=100, default=50)
+
+
+RulesetInput.schema_extra = _ruleset_limits()  # type: ignore[attr-defined]
 
 
 class SetupInput(serializers.Serializer):
@@ -103,7 +139,7 @@ class SeatChoiceInput(serializers.Serializer):
 
 
 class BotAddInput(SeatChoiceInput):
-    strategy = serializers.ChoiceField(choices=sorted(STRATEGIES))
+    strategy = serializers.ChoiceField(choices=strategy_choices())
 
 
 class GameAbortInput(serializers.Serializer):
@@ -111,6 +147,10 @@ class GameAbortInput(serializers.Serializer):
 
 
 class MoveSubmitInput(serializers.Serializer):
+    schema_extra = {
+        "if": {"properties": {"type": {"const": "play"}}, "required": ["type"]},
+        "then": {"required": ["tile", "end"]},
+    }
     type = serializers.ChoiceField(choices=MOVE_TYPES)
     tile = serializers.RegexField(TILE_PATTERN, required=False, help_text='For a play: the tile, e.g. "9-4".')
     end = serializers.RegexField(END_PATTERN, required=False, help_text='For a play: the open end id, e.g. "e3".')
@@ -178,7 +218,7 @@ class ResultOutput(serializers.Serializer):
     winners = serializers.ListField(
         child=serializers.IntegerField(), help_text="Winning seat numbers (several: shared)."
     )
-    tie_break = serializers.ChoiceField(choices=("lowest_total", "most_zero_rounds", "lowest_nonzero_round", "shared"))
+    tie_break = serializers.ChoiceField(choices=TIE_BREAKS)
 
 
 class GameSummaryOutput(serializers.Serializer):
@@ -220,7 +260,7 @@ class RoundInfoOutput(serializers.Serializer):
     starting_double = serializers.CharField()
     starter = serializers.IntegerField(help_text="The seat that placed the spinner.")
     phase = serializers.ChoiceField(
-        choices=("spinner", "foot", "free"), help_text="spinner/foot: only the playable ends may be played on."
+        choices=ROUND_PHASES, help_text="spinner/foot: only the playable ends may be played on."
     )
     drawn_tile_pending = serializers.BooleanField(help_text="The seat to move drew a playable tile: play it or pass.")
 
@@ -235,7 +275,7 @@ class RoundSummaryOutput(serializers.Serializer):
     number = serializers.IntegerField()
     starting_double = serializers.CharField()
     starter = serializers.IntegerField()
-    reason = serializers.ChoiceField(choices=("domino", "blocked"))
+    reason = serializers.ChoiceField(choices=ROUND_END_REASONS)
     went_out = serializers.IntegerField(allow_null=True)
     hands = serializers.ListField(
         child=serializers.ListField(child=serializers.CharField()),
@@ -317,7 +357,7 @@ class AccountGameOutput(serializers.Serializer):
     seat = serializers.IntegerField()
     your_turn = serializers.BooleanField()
     turn_deadline = serializers.DateTimeField(allow_null=True)
-    result = serializers.JSONField(allow_null=True)
+    result = ResultOutput(allow_null=True, help_text="Once the game is finished; null before (and if aborted).")
 
 
 class MoveOutput(serializers.Serializer):
@@ -347,7 +387,7 @@ class HandOutput(serializers.Serializer):
     starting_double = serializers.CharField()
     starter = serializers.IntegerField(help_text="The seat that placed the starting double.")
     status = serializers.ChoiceField(choices=HAND_STATUSES)
-    reason = serializers.ChoiceField(choices=("domino", "blocked"), allow_null=True)
+    reason = serializers.ChoiceField(choices=ROUND_END_REASONS, allow_null=True)
     went_out = serializers.IntegerField(allow_null=True)
     scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
 
@@ -366,10 +406,21 @@ class RecordMoveOutput(serializers.Serializer):
     move = MoveBodyOutput()
 
 
+class SetupOutput(serializers.Serializer):
+    """A given first-round position, as it was set (practice games)."""
+
+    hands = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()), help_text="Round 1's hands, seat 0 first."
+    )
+    boneyard = serializers.ListField(
+        child=serializers.CharField(), allow_null=True, help_text="Draw order, first drawn first; null: shuffled."
+    )
+
+
 class GameRecordOutput(serializers.Serializer):
     ruleset = RulesetOutput()
     seed = serializers.IntegerField()
-    setup = serializers.JSONField(allow_null=True)
+    setup = SetupOutput(allow_null=True, help_text="The given first-round position; null: dealt from the seed.")
     moves = RecordMoveOutput(many=True)
     result = ResultOutput(allow_null=True)
 

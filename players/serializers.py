@@ -32,6 +32,8 @@ class AccountOutput(PlayerOutput):
 class TokenCreateInput(serializers.Serializer):
     """Either username and password, or nothing but a name when already authenticated."""
 
+    schema_extra = {"dependentRequired": {"username": ["password"], "password": ["username"]}}
+
     name = serializers.CharField(max_length=64, help_text="A name to recognise the token by.")
     username = serializers.CharField(max_length=150, required=False)
     password = serializers.CharField(max_length=128, required=False, write_only=True, trim_whitespace=False)

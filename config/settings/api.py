@@ -47,6 +47,9 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "core.exception_handler.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "core.schema.AutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
+    # No ?format= override: a client chooses a media type with Accept, and the contract
+    # lists no parameter that the server would ignore.
+    "URL_FORMAT_OVERRIDE": None,
 }
 
 SPECTACULAR_SETTINGS = {
@@ -75,15 +78,29 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "OAS_VERSION": "3.1.0",
+    "ENUM_GENERATE_CHOICE_DESCRIPTION": False,  # the enums are named and described once
+    # Every choice set is one named enum (tests/contract/test_schema.py checks that
+    # none is left to a generated name).
     "ENUM_NAME_OVERRIDES": {
-        "GameStatusEnum": "games.models.GameStatus",
-        "MoveTypeEnum": "games.serializers.MOVE_TYPES",
-        "EventTypeEnum": "games.serializers.EVENT_TYPE_CHOICES",
-        "MatchStatusEnum": "games.serializers.MATCH_STATUSES",
-        "HandStatusEnum": "games.serializers.HAND_STATUSES",
+        "GameStatus": "games.models.GameStatus",
+        "MoveType": "games.serializers.MOVE_TYPES",
+        "MoveSource": "games.models.MoveSource",
+        "EventType": "games.serializers.EVENT_TYPE_CHOICES",
+        "MatchStatus": "games.serializers.MATCH_STATUSES",
+        "HandStatus": "games.serializers.HAND_STATUSES",
+        "RoundEndReason": "games.serializers.ROUND_END_REASONS",
+        "RoundPhase": "games.serializers.ROUND_PHASES",
+        "TieBreak": "games.engine.TIE_BREAKS",
+        "SetMax": "games.serializers.SET_SIZE_CHOICES",
+        "SpinnerArms": "games.serializers.SPINNER_ARM_CHOICES",
+        "StrategyName": "games.serializers.strategy_choices",
+        "HealthStatus": "ops.serializers.HEALTH_STATUSES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
+        "core.schema.rename_components",
+        "core.schema.name_parameter_enums",
         "games.schema.add_components",
     ],
 }

@@ -27,7 +27,7 @@ Use::
 from .errors import RULE_CODES, SETUP_CODES, EngineError, RuleError, RulesetError
 from .match import BLOCKED, DOMINO, ENDED, PLAYING, TIE_BREAKS, Match, Setup, decide_winners
 from .moves import DRAW, PASS, PLAY, Move
-from .ruleset import MAX_PLAYERS, SET_SIZES, Ruleset, default_hand_size
+from .ruleset import MAX_PLAYERS, SET_SIZES, Ruleset, default_hand_size, tile_count
 from .tiles import Tile, full_set, parse_tile, tile_points, tile_text
 from .views import full_view, private_view, public_view, seat_view
 
@@ -74,6 +74,7 @@ __all__ = [
     "private_view",
     "public_view",
     "seat_view",
+    "tile_count",
     "tile_points",
     "tile_text",
 ]

@@ -87,7 +87,7 @@ def documented_codes(method: str, path: str, status: int) -> set[str]:
 
 
 def documented_event_types() -> set[str]:
-    return set(_document()["components"]["schemas"]["EventTypeEnum"]["enum"])
+    return set(_document()["components"]["schemas"]["EventType"]["enum"])
 
 
 def assert_code_documented(response: Any, code: str) -> None:

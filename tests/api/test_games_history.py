@@ -101,7 +101,13 @@ def test_a_practice_game_shows_its_record_to_its_creator_only_until_the_end(make
         refused(someone.get(table.action("record")), 409, "game_not_finished")
     record = ok(table.creator.get(table.action("record")))
     game = table.game()
-    assert record == {"ruleset": game.ruleset, "seed": game.seed, "setup": PLAY_SETUP, "moves": [], "result": None}
+    assert record == {
+        "ruleset": game.ruleset,
+        "seed": game.seed,
+        "setup": {"boneyard": None, **PLAY_SETUP},
+        "moves": [],
+        "result": None,
+    }
     assert replay(record).to_dict() == game.state
 
 

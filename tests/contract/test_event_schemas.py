@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import yaml
-from openapi_schema_validator import OAS30Validator
+from openapi_schema_validator import OAS31Validator
 
 from games.engine import EVENT_TYPES, PLAYING, Match, Ruleset
 from games.schema import EVENT_PAYLOADS
@@ -21,7 +21,7 @@ def test_every_event_type_has_a_payload_schema():
 def test_the_engines_events_match_their_schemas():
     document = yaml.safe_load(OPENAPI_PATH.read_text())
     schema = {**document["components"]["schemas"]["EventData"], "components": document["components"]}
-    validator = OAS30Validator(schema)
+    validator = OAS31Validator(schema)
     seen: set[str] = set()
     for seed in range(20):
         match, events = Match.new(Ruleset(set_max=6, players=3), seed)
