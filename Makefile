@@ -1,10 +1,11 @@
-# Everything needs only Python 3.11+: each target sets up what it uses.
+# Everything but contract-ts needs only Python 3.11+: each target sets up what it uses.
 #   make serve   - the server on http://127.0.0.1:8000 (API docs at /api/docs/); PORT=... to move it
 #   make test    - make lint, then the test suite (see tests/services.py for PostgreSQL/Redis)
 #   make lint    - ruff (lint and format check), mypy, import-linter contracts, function-level imports
 #   make soak    - minutes of bot play on `make serve` (SOAK_MINUTES, default 5)
 #   make fuzz    - schemathesis over openapi.yaml against a live server (FUZZ_MAX_EXAMPLES, FUZZ_SEED)
 #   make schema  - regenerate openapi.yaml (commit it)
+#   make contract-ts - TypeScript types generated from openapi.yaml decode recorded streams (needs Node.js 20+ and npm)
 #
 # requirements.txt is what the server needs (make serve, production);
 # requirements-dev.txt adds tests, fuzzer and lint tools (it includes the first).
@@ -20,7 +21,7 @@ PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check -q
 
 SOAK_MINUTES ?= 5
 
-.PHONY: install install-dev migrate serve lint test soak fuzz schema
+.PHONY: install install-dev migrate serve lint test soak fuzz schema contract-ts
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -61,3 +62,8 @@ fuzz: install-dev
 
 schema: install
 	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file openapi.yaml
+
+# The one target that needs Node.js: see clients/typescript/README.md.
+contract-ts:
+	@command -v npm >/dev/null || { echo "make contract-ts needs Node.js 20+ and npm" >&2; exit 1; }
+	cd clients/typescript && npm ci --no-audit --no-fund && npm run check

@@ -123,7 +123,7 @@ class GameCreateInput(serializers.Serializer):
     )
     seed = serializers.IntegerField(
         min_value=0,
-        max_value=2**63 - 1,
+        max_value=2**53 - 1,  # games.services.MAX_SEED: exact as a JSON number in any language
         required=False,
         allow_null=True,
         help_text="A fixed seed makes a practice game (unrated; the seed is shown to you, and to everyone after the end).",

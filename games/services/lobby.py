@@ -17,7 +17,9 @@ from games.services.guards import require_creator, require_status
 from games.strategies import STRATEGIES
 from players.models import User
 
-MAX_SEED = 2**63 - 1
+# The largest whole number a JSON number keeps exactly in every language (JavaScript's
+# Number.MAX_SAFE_INTEGER): a seed shown to a client must replay the same deal there.
+MAX_SEED = 2**53 - 1
 
 
 def game_create(
