@@ -50,7 +50,8 @@ in the snapshot; events never name a hidden tile). Each frame is one `GameStream
 * `snapshot` (no `id:`): first on every (re)connection, the game as you may see it (`Game`).
 * one frame per event of the game's log, in order and each once: `event:` is the event's type, `id:` its \
 seq, `data:` the `Event` (its `data` one of `EventData`).
-* `end`, when the game is over (`{"seq": N, "status": "finished"}`); the server then closes the stream.
+* `end` (`id:` the last seq), when the game is over (`{"seq": N, "status": "finished"}`); the server then \
+closes the stream.
 
 The stream starts with `retry: 2000` (reconnect after 2 s) and sends a `: keep-alive` comment at least \
 every 15 seconds while nothing happens. **Resume**: reconnect with `Last-Event-ID: <the last id you got>` \

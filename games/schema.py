@@ -235,10 +235,11 @@ def _stream_components() -> dict[str, Any]:
             },
         ),
         "GameStreamEnd": _frame(
-            "The game is over: the last frame. The server closes the stream after it.",
+            "The game is over: the last frame. The server closes the stream after it; a reconnection "
+            "with its id (the game's last seq) gets 204 No Content.",
             {"type": "string", "const": "end"},
             _json_data("GameStreamEndData", "The game's last seq and how it ended."),
-            None,
+            {"type": "string", "pattern": r"^[0-9]+$", "description": "The game's last seq."},
         ),
     }
     end_data = {

@@ -160,7 +160,8 @@ class _GameReader:
         if page["has_more"]:
             return messages, MORE
         if page["status"] in OVER:
-            messages.append(sse({"seq": self.after, "status": page["status"]}, event="end"))
+            # With the last seq as its id: a browser's EventSource reconnects with it and gets 204.
+            messages.append(sse({"seq": self.after, "status": page["status"]}, event="end", event_id=self.after))
             return messages, END
         return messages, WAIT
 
