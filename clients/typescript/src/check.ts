@@ -129,7 +129,11 @@ type GameStreamItem =
  * does not know (a client skips those: new event types may come). */
 function gameFrame(raw: SseFrame): GameStreamFrame | undefined {
   const { event, data, id } = raw;
-  if (event === "snapshot" || event === "end") return { event, data };
+  if (event === "snapshot") return { event, data };
+  if (event === "end") {
+    assert.ok(id !== undefined, "an end frame without id (the last seq)");
+    return { event, id, data };
+  }
   if (!isOneOf(EVENT_TYPES, event)) return undefined;
   assert.ok(id !== undefined, `a ${event} frame without id`);
   return { event, id, data };
