@@ -60,14 +60,14 @@ def move_submit(
 ) -> MoveResult:
     """A seated player's move. Refusals: stale_seq (409), the engine's rule codes
     (422), game state codes (409); an Idempotency-Key retry returns the first answer."""
-    with game_change(game_id) as change:
+    with game_change(game_id, seats=True) as change:
         game = change.game
         if idempotency_key:
             replay = _replay_idempotent(game, player, idempotency_key, move)
             if replay is not None:
                 return replay
         require_status(game, GameStatus.RUNNING)
-        seats = list(game.seats.select_related("player"))  # with the players: the answer shows them
+        seats = change.seats or []  # with the players: the answer shows them
         seat = next((s for s in seats if s.player_id == player.pk), None)
         if seat is None:
             raise GameError(GameCode.NOT_SEATED, "You have no seat at this game.")
@@ -125,11 +125,11 @@ def bot_move(*, game_id: int, expected_seq: int) -> MoveResult | None:
     """A server bot's turn. Does nothing when the game has moved on since
     ``expected_seq`` or the seat to move is not a bot's (a duplicate or late task)."""
     try:
-        with game_change(game_id) as change:
+        with game_change(game_id, seats=True) as change:
             if not _still_due(change, expected_seq, "bot"):
                 return None
             game = change.game
-            seats = list(game.seats.all())
+            seats = change.seats or []
             seat = seats[_turn_seat(game)]
             if not seat.bot_controlled:
                 log.info("bot task for game %s at seq %s: seat %s is not a bot's", game_id, expected_seq, seat.number)

@@ -70,15 +70,16 @@ def activity(*workers: Worker) -> str:
     return "pg_stat_activity:\n" + "\n".join(map(str, rows)) + "\n" + logs
 
 
-def waiting_on_lock(worker: Worker, query_start: str) -> bool:
-    """Is ``worker`` blocked on a lock, in a statement starting with ``query_start``?"""
+def waiting_on_lock(worker: Worker, query_part: str) -> bool:
+    """Is ``worker`` blocked on a lock, in a statement that does ``query_part`` (a move's
+    insert is a WITH clause of the game row's update: one statement writes the move)?"""
     with session() as connection:
         rows = connection.execute(
             "SELECT query FROM pg_stat_activity WHERE application_name = %s AND datname = current_database() "
             "AND wait_event_type = 'Lock'",
             [worker.name],
         ).fetchall()
-    return any(query.lstrip().upper().startswith(query_start.upper()) for (query,) in rows)
+    return any(query_part.upper() in query.upper() for (query,) in rows)
 
 
 def finished_task(worker: Worker, task_id: str) -> bool:
