@@ -2,21 +2,30 @@
 
 A smoke test of the generator's logic against pytest-django's threaded WSGI
 live server, not a measurement: it asserts that moves were made without errors
-and that the report ends with the two lines scripts read, never a speed.
+and that the report ends with the two lines scripts read, never a speed. The
+comparison with the bare locked write (``--compare-bare``) runs on a server of
+its own (``--spawn``: gunicorn and a Celery worker on the test database), briefly.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import random
 import re
+from collections import Counter
 from typing import Any
 
 import pytest
 from django.core.management import call_command
 
+from core.processes import free_port
 from games.engine import Match, Ruleset, public_view, seat_view
+from tests.integration.workers import session_database_url
 from tools.loadtest.clients import legal_moves_from
+from tools.loadtest.compare import Comparison
+from tools.loadtest.options import Options
+from tools.loadtest.report import CpuFigures, Report
 
 
 @pytest.mark.postgres
@@ -70,3 +79,88 @@ def test_local_legal_moves_match_the_engine_at_every_turn_start() -> None:
                 checked += 1
             match.apply(seat, rng.choice(match.legal_moves(seat)))
     assert checked > 1000
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_compare_bare_serves_both_paths_and_prints_their_ratio(
+    redis_url: str, queue_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One bare run and one real run (clients following the game streams) on a
+    spawned server: both rows, the summary, the ratio lines; no speed asserted."""
+    monkeypatch.setenv("DATABASE_URL", session_database_url())
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("CELERY_QUEUE", queue_name)
+    monkeypatch.delenv("CELERY_BROKER_URL", raising=False)  # the tests' memory://: the worker would hear nothing
+    out = io.StringIO()
+    call_command(
+        "loadtest",
+        spawn=True,
+        compare_bare=True,
+        url=f"http://127.0.0.1:{free_port()}",
+        web_workers=1,
+        clients=2,
+        duration=1.5,
+        warmup=0.5,
+        repeat=1,
+        follow="stream",
+        seed=1,
+        stdout=out,
+        stderr=io.StringIO(),
+    )
+    lines = out.getvalue().strip().splitlines()
+
+    rows = {
+        line.split()[0] + " " + line.split()[1]: line.split() for line in lines if re.match(r"(bare|real) 1 ", line)
+    }
+    assert set(rows) == {"bare 1", "real 1"}, lines
+    for row in rows.values():
+        assert int(row[2]) > 0 and row[5] == "0", row  # moves/s, errors
+    assert any(line.startswith("real/bare ") for line in lines), lines
+    assert any("stream events received per move" in line for line in lines), lines
+    assert "errors: 0" in lines, lines
+    assert re.fullmatch(r"bare_moves_per_second: \d+", lines[-4]), lines
+    assert re.fullmatch(r"real_moves_per_second: \d+", lines[-3]), lines
+    assert re.fullmatch(r"ratio_moves_per_second: \d+\.\d\d", lines[-2]), lines
+    assert re.fullmatch(r"ratio_cpu_per_move: (\d+\.\d\d|-)", lines[-1]), lines
+
+
+def _report(moves_per_second: float, latencies: list[float], web_ms: float) -> Report:
+    report = Report(Options(), 10.0, latencies, round(moves_per_second * 10), 0, 0, Counter(), 0, 0)
+    moves = report.moves
+    split = {"web": web_ms * moves / 1000, "worker": 0.0, "pg": moves / 1000, "pg-bg": 0.0, "redis": 0.0}
+    report.cpu_figures = CpuFigures(10.0, 1.9, 0.1, moves, None, split)
+    return report
+
+
+def test_comparison_summary_ratios_and_json() -> None:
+    """The table's arithmetic: medians and ranges per mode, real/bare ratios; --json's document."""
+    runs = [
+        ("bare", 1, _report(300, [10.0, 20.0, 50.0], 4.0)),
+        ("real", 1, _report(150, [30.0, 40.0, 90.0], 8.0)),
+        ("real", 2, _report(170, [30.0, 40.0, 110.0], 9.0)),
+        ("bare", 2, _report(340, [10.0, 20.0, 70.0], 5.0)),
+    ]
+    comparison = Comparison(Options(clients=16), 2, runs, ["web", "worker", "pg", "pg-bg", "redis"], 4)
+
+    bare, real = comparison.summary("bare"), comparison.summary("real")
+    assert bare["moves_per_second"] == {"median": 320.0, "range": [300.0, 340.0]}
+    assert real["p99_ms"] == {"median": 100.0, "range": [90.0, 110.0]}
+    assert bare["cpu_ms_per_move"]["total"]["median"] == pytest.approx(5.5)  # web 4.5 + pg 1.0
+    ratios = comparison.ratios()
+    assert ratios["moves_per_second"] == pytest.approx(0.5)
+    assert ratios["moves_per_second_by_repetition"] == [0.5, 0.5]
+    assert ratios["cpu_per_move"]["web"] == pytest.approx(8.5 / 4.5, abs=0.01)
+    assert ratios["cpu_per_move"]["worker"] is None  # nothing to compare with
+    lines = comparison.lines()
+    assert lines[-4:] == [
+        "bare_moves_per_second: 320",
+        "real_moves_per_second: 160",
+        "ratio_moves_per_second: 0.50",
+        "ratio_cpu_per_move: 1.73",
+    ]
+    document = json.loads(json.dumps(comparison.as_dict()))
+    assert [run["mode"] for run in document["runs"]] == ["bare", "real", "real", "bare"]
+    assert document["ratio_real_to_bare"]["moves_per_second"] == 0.5

@@ -24,6 +24,15 @@ again without a GET. How a client learns that the opponent has moved is ``follow
   ``poll_interval`` seconds.
 * ``longpoll``: nothing in-process; a client without a turn waits on
   ``events/?after=seq&wait=...`` for one of its games, then GETs it.
+* ``stream``: every client holds the event stream of each of its games
+  (``tools.loadtest.follow``) and does not move in a game until the stream has
+  brought the opponent's move; it then works its move out as with ``local``
+  (a client that knows the rules could do so from the events; the server's work
+  is the same). The server pays for the streams: two per game, woken by every
+  move. How long the stream took to bring a move is measured too.
+
+Clients can be given accounts made beforehand (``register_accounts``): runs
+that follow each other on one server then skip the slow sign-ups.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tools.loadtest.connection import Http, error_key
+from tools.loadtest.follow import GameStreams
 from tools.loadtest.options import API, LoadTestError, Options
 
 PASSWORD = "load-test passphrase 7391"
@@ -55,6 +65,10 @@ class Slot:
     round: int = 0
     finished: bool = False
     known_at: float = 0.0  # when this client last learnt the game's seq
+    heard: int = 0  # --follow stream: the last seq its stream brought
+    heard_at: float = 0.0
+    awaited: int = 0  # --follow stream: the seq to hear before moving
+    told_at: float = 0.0  # when the opponent's move that gave the turn was accepted
 
 
 class Run:
@@ -68,6 +82,7 @@ class Run:
         self.lock = threading.Lock()
         self.games_started = 0
         self.games_finished = 0
+        self.streams: GameStreams | None = None  # --follow stream
 
     def in_window(self, t: float) -> bool:
         return self.window[0] <= t < self.window[1]
@@ -81,14 +96,15 @@ class Run:
 class Client(threading.Thread):
     """One player: registers, opens its tables, then plays its seats."""
 
-    def __init__(self, run: Run, index: int, tag: str, host: str, port: int) -> None:
+    def __init__(
+        self, run: Run, index: int, tag: str, host: str, port: int, account: tuple[str, str] | None = None
+    ) -> None:
         super().__init__(name=f"loadtest-client-{index}", daemon=True)
         self.run_state = run
         self.options = run.options
         self.index = index
-        self.username = f"load-{tag}-{index}"
+        self.username, self.token = account or (f"load-{tag}-{index}", "")
         self.http = Http(host, port)
-        self.token = ""
         self.partner: Client | None = None
         self.slots: dict[int, Slot] = {}
         self.inbox: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
@@ -99,19 +115,14 @@ class Client(threading.Thread):
         self.failures: list[tuple[float, str]] = []
         self.views: list[float] = []
         self.longpolls: list[float] = []
+        self.heard_ms: list[float] = []  # --follow stream: accepted move -> heard on the opponent's stream
         self.crashed: BaseException | None = None
         self._turn = 0  # round-robin over the slots
 
     # -- set-up ----------------------------------------------------------------
     def register(self) -> None:
-        self.http.json("POST", f"{API}/players/", body={"username": self.username, "password": PASSWORD}, expect=201)
-        issued = self.http.json(
-            "POST",
-            f"{API}/tokens/",
-            body={"username": self.username, "password": PASSWORD, "name": "loadtest"},
-            expect=201,
-        )
-        self.token = issued["token"]
+        if not self.token:
+            self.token = sign_up(self.http, self.username)
 
     def open_duel(self) -> tuple[int, dict[str, Any]]:
         """Open a 2-player table, seat the partner, start it: (game id, my view)."""
@@ -131,6 +142,7 @@ class Client(threading.Thread):
         game_id, view = self.open_duel()
         mine = self.slots[game_id] = Slot(game_id)
         self._apply_view(mine, view)
+        self._follow(game_id)
         self.partner.inbox.put(("new", game_id, view["game"]["seq"], mine.my_turn))
 
     def open_idle_table(self) -> tuple[int, int]:
@@ -162,14 +174,14 @@ class Client(threading.Thread):
         slots = list(self.slots.values())
         for i in range(len(slots)):
             slot = slots[(self._turn + i) % len(slots)]
-            if slot.my_turn and not slot.finished:
+            if slot.my_turn and not slot.finished and slot.heard >= slot.awaited:
                 self._turn = (self._turn + i + 1) % len(slots)
                 return slot
         return None
 
     def _wait_for_turn(self) -> None:
         follow = self.options.follow
-        if follow in ("notify", "local"):
+        if follow in ("notify", "local", "stream"):
             self._drain_inbox(block=True)
         elif follow == "poll":
             for slot in list(self.slots.values()):
@@ -192,16 +204,46 @@ class Client(threading.Thread):
             if kind == "new":  # the partner opened a duel with me in it
                 seq, creator_moves = rest
                 self.slots[game_id] = Slot(game_id, seq=seq, my_turn=not creator_moves)
+                self._follow(game_id)
             elif kind == "finished":
                 self.slots.pop(game_id, None)
+                if self.run_state.streams is not None:
+                    self.run_state.streams.unwatch(game_id, self.token)
             elif kind == "turn":  # the partner moved and the turn is mine
                 slot = self.slots.get(game_id)
                 if slot is None:
                     continue
-                seq, state = rest
+                seq, state, accepted_at = rest
                 slot.my_turn, slot.seq, slot.legal = True, seq, None
-                if self.options.follow == "local" and slot.hand is not None and state["round"]["number"] == slot.round:
+                if self.options.follow == "stream":
+                    slot.awaited, slot.told_at = seq, accepted_at
+                    if slot.heard >= seq:  # the stream was first
+                        self._heard_in_time(slot, slot.heard_at)
+                if (
+                    self.options.follow in ("local", "stream")
+                    and slot.hand is not None
+                    and state["round"]["number"] == slot.round
+                ):
                     slot.legal = legal_moves_from(slot.hand, state)
+            elif kind == "heard":  # --follow stream: my stream brought this seq
+                slot = self.slots.get(game_id)
+                seq, at = rest
+                if slot is None or seq <= slot.heard:
+                    continue
+                slot.heard, slot.heard_at = seq, at
+                if slot.told_at and seq >= slot.awaited:
+                    self._heard_in_time(slot, at)
+
+    def _follow(self, game_id: int) -> None:
+        """--follow stream: open the game's stream (it reports to this client's inbox)."""
+        if self.run_state.streams is not None:
+            self.run_state.streams.watch(game_id, self.token, self.inbox)
+
+    def _heard_in_time(self, slot: Slot, heard_at: float) -> None:
+        """How long after the opponent's move was accepted this client's stream brought it."""
+        if self.run_state.in_window(heard_at):
+            self.heard_ms.append(max(0.0, heard_at - slot.told_at) * 1000)
+        slot.told_at = 0.0
 
     def _refresh(self, slot: Slot) -> None:
         started = time.perf_counter()
@@ -260,15 +302,17 @@ class Client(threading.Thread):
             self.run_state.count_game(finished=1)
             assert self.partner is not None
             self.slots.pop(slot.game_id, None)
+            if self.run_state.streams is not None:
+                self.run_state.streams.unwatch(slot.game_id, self.token)
             self.partner.inbox.put(("finished", slot.game_id))
             if not self.run_state.stop.is_set():
                 try:
                     self.seat_new_duel()
                 except LoadTestError as error:  # the pair plays on with one duel fewer
                     self.failures.append((time.perf_counter(), f"new duel: {str(error)[:60]}"))
-        elif not slot.my_turn and self.options.follow in ("notify", "local"):
+        elif not slot.my_turn and self.options.follow in ("notify", "local", "stream"):
             assert self.partner is not None
-            self.partner.inbox.put(("turn", slot.game_id, slot.seq, view["state"]))
+            self.partner.inbox.put(("turn", slot.game_id, slot.seq, view["state"], done))
 
     def _apply_view(self, slot: Slot, view: dict[str, Any]) -> None:
         game = view["game"]
@@ -286,6 +330,15 @@ class Client(threading.Thread):
     def _fail(self, started: float, status: int, payload: bytes) -> None:
         if self.run_state.in_window(started):
             self.failures.append((started, error_key(status, payload)))
+
+
+def sign_up(http: Http, username: str) -> str:
+    """Register ``username`` and get an API token of it (two password hashes: slow on purpose)."""
+    http.json("POST", f"{API}/players/", body={"username": username, "password": PASSWORD}, expect=201)
+    issued = http.json(
+        "POST", f"{API}/tokens/", body={"username": username, "password": PASSWORD, "name": "loadtest"}, expect=201
+    )
+    return str(issued["token"])
 
 
 def _loads(payload: bytes) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 API = "/api/v1"
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
-FOLLOW_MODES = ("local", "notify", "poll", "longpoll")
+FOLLOW_MODES = ("local", "notify", "poll", "longpoll", "stream")
 IDLE_MODES = ("sse", "longpoll")
 
 

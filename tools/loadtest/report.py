@@ -3,10 +3,51 @@ three (``p50_ms``, ``moves_per_second``, ``p99_ms``)."""
 
 from __future__ import annotations
 
+import os
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
+from tools.loadtest.cpu import CpuSnapshot
 from tools.loadtest.options import Options
+
+
+@dataclass
+class CpuFigures:
+    """The measurement's CPU in numbers: wall seconds, cores busy (the machine,
+    the load generator), the accepted moves counted, and the server's CPU
+    seconds - in all (``server``, the process trees) and by group (``split``)."""
+
+    wall: float
+    machine_busy: float
+    loadgen_busy: float
+    moves: int
+    server: float | None = None
+    split: dict[str, float] | None = None
+
+    @classmethod
+    def of(cls, a: CpuSnapshot, b: CpuSnapshot, moves: int, split: dict[str, float] | None) -> CpuFigures | None:
+        if a.machine is None or b.machine is None:
+            return None
+        wall = (b.machine[1] - a.machine[1]) / (os.cpu_count() or 1)
+        if wall <= 0:
+            return None
+        server = b.server - a.server if a.server is not None and b.server is not None else None
+        busy = (b.machine[0] - a.machine[0]) / wall
+        return cls(wall, busy, (b.loadgen - a.loadgen) / wall, moves, server, split)
+
+    @property
+    def others_busy(self) -> float | None:
+        """Cores busy with anything but the load generator and the server's groups:
+        other work on the machine, which skews every figure of the run."""
+        if self.split is None:
+            return None
+        return max(0.0, self.machine_busy - self.loadgen_busy - sum(self.split.values()) / self.wall)
+
+    def ms_per_move(self, group: str) -> float | None:
+        """CPU milliseconds of ``group`` per accepted move (None: not measured)."""
+        seconds = (self.split or {}).get(group)
+        return seconds * 1000 / self.moves if seconds is not None and self.moves else None
 
 
 @dataclass
@@ -27,16 +68,57 @@ class Report:
     idle_reconnects: int = 0
     idle_refused: Counter[str] = field(default_factory=Counter)
     cpu: str | None = None
+    cpu_figures: CpuFigures | None = None
+    streams_opened: int = 0  # --follow stream: the clients' game streams
+    streams_reopened: int = 0
+    stream_events: int = 0
+    stream_refused: Counter[str] = field(default_factory=Counter)
+    heard_ms: list[float] = field(default_factory=list)
 
     @property
     def moves_per_second(self) -> float:
         return self.moves / self.measured if self.measured > 0 else 0.0
 
-    def percentile(self, q: float) -> float:
-        if not self.latencies_ms:
+    def percentile(self, q: float, samples: list[float] | None = None) -> float:
+        """The ``q`` quantile of the move latencies (or of ``samples``), 0 without any."""
+        ordered = sorted(self.latencies_ms if samples is None else samples)
+        if not ordered:
             return 0.0
-        ordered = sorted(self.latencies_ms)
         return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The figures as JSON (``--json``): the latencies summed up, not listed."""
+        return {
+            "options": asdict(self.options),
+            "measured_s": round(self.measured, 3),
+            "moves": self.moves,
+            "moves_per_second": round(self.moves_per_second, 1),
+            "p50_ms": round(self.percentile(0.50), 1),
+            "p90_ms": round(self.percentile(0.90), 1),
+            "p99_ms": round(self.percentile(0.99), 1),
+            "max_ms": round(max(self.latencies_ms, default=0.0), 1),
+            "game_gets": self.views,
+            "long_polls": self.longpolls,
+            "errors": dict(self.errors),
+            "games_started": self.games_started,
+            "games_finished": self.games_finished,
+            "idle_open": [self.idle_open_min, self.idle_open_max] if self.options.idle_streams else None,
+            "streams": (
+                {
+                    "opened": self.streams_opened,
+                    "reopened": self.streams_reopened,
+                    "events": self.stream_events,
+                    "refused": dict(self.stream_refused),
+                    "heard_p50_ms": round(self.percentile(0.50, self.heard_ms), 1),
+                    "heard_p99_ms": round(self.percentile(0.99, self.heard_ms), 1),
+                }
+                if self.options.follow == "stream"
+                else None
+            ),
+            "cpu": (
+                {**asdict(self.cpu_figures), "others_busy": self.cpu_figures.others_busy} if self.cpu_figures else None
+            ),
+        }
 
     def lines(self) -> list[str]:
         o = self.options
@@ -55,12 +137,29 @@ class Report:
             f"requests: {self.moves} moves accepted (201), {self.views} game GETs, {self.longpolls} long-polls "
             f"({per_move:.2f} other requests per move); matches started {self.games_started}, finished {self.games_finished}"
         )
+        if o.follow == "stream":
+            out.append(
+                f"streams: {self.streams_opened} game streams opened ({self.streams_reopened} reopened), "
+                f"{self.stream_events} events received during the measurement "
+                f"({self.stream_events / self.moves if self.moves else 0:.2f} per move); "
+                "an accepted move reached the opponent's stream in "
+                f"p50 {self.percentile(0.50, self.heard_ms):.1f} ms, p99 {self.percentile(0.99, self.heard_ms):.1f} ms"
+                + (f"; refused {dict(self.stream_refused)}" if self.stream_refused else "")
+            )
         if self.errors:
             out.append("errors: " + ", ".join(f"{key}: {n}" for key, n in sorted(self.errors.items())))
         else:
             out.append("errors: 0")
         if self.cpu:
             out.append(self.cpu)
+        split = self.cpu_figures.split if self.cpu_figures else None
+        if split and self.cpu_figures:
+            figures = self.cpu_figures
+            out.append(
+                "server cpu per accepted move: "
+                + ", ".join(f"{group} {figures.ms_per_move(group) or 0:.2f} ms" for group in split)
+                + " (pg: this database's backends; pg-bg and redis serve the whole machine)"
+            )
         if self.latencies_ms:
             out.append(
                 f"move latency ms: mean {sum(self.latencies_ms) / len(self.latencies_ms):.1f}, "

@@ -1,24 +1,39 @@
 """One whole run: check the options, set the clients up (accounts, duels, idle
-streams), warm up, measure, stop, and gather the clients' samples into a ``Report``."""
+streams, game streams), warm up, measure, stop, and gather the clients' samples
+into a ``Report``."""
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
 
-from tools.loadtest.clients import Client, Run
-from tools.loadtest.cpu import CpuSnapshot, cpu_line
+from tools.loadtest.clients import Client, Run, sign_up
+from tools.loadtest.connection import Http
+from tools.loadtest.cpu import CpuSnapshot, GroupSample, ServerCpu, cpu_line
+from tools.loadtest.follow import GameStreams
 from tools.loadtest.idle import IdleStreams
 from tools.loadtest.options import FOLLOW_MODES, IDLE_MODES, LoadTestError, Options, parse_url
-from tools.loadtest.report import Report
+from tools.loadtest.report import CpuFigures, Report
+
+Account = tuple[str, str]  # (username, API token)
 
 
-def run_loadtest(options: Options, out: Callable[[str], None] = print, server_pids: list[int] | None = None) -> Report:
+def run_loadtest(
+    options: Options,
+    out: Callable[[str], None] = print,
+    server_pids: list[int] | None = None,
+    *,
+    accounts: list[Account] | None = None,
+    server_cpu: ServerCpu | None = None,
+) -> Report:
     """Set up, warm up, measure, stop; ``out`` gets progress lines. ``server_pids``:
-    processes (with their children) whose CPU time is reported per move."""
+    processes (with their children) whose CPU time is reported per move;
+    ``server_cpu`` splits the server's CPU time by group. ``accounts``: the
+    clients' (one each, from ``register_accounts``) instead of fresh sign-ups."""
     if options.clients < 2 or options.clients % 2:
         raise LoadTestError("--clients must be an even number, 2 or more (clients play in pairs)")
     if options.follow not in FOLLOW_MODES:
@@ -26,24 +41,47 @@ def run_loadtest(options: Options, out: Callable[[str], None] = print, server_pi
     if options.idle_mode not in IDLE_MODES:
         raise LoadTestError(f"--idle-mode is one of {', '.join(IDLE_MODES)}")
     host, port = parse_url(options.url)
+    if accounts is not None and len(accounts) < options.clients:
+        raise LoadTestError(f"{options.clients} clients need as many accounts, not {len(accounts)}")
     run = Run(options)
     tag = uuid.uuid4().hex[:8]
-    clients = [Client(run, i, tag, host, port) for i in range(options.clients)]
+    clients = [Client(run, i, tag, host, port, accounts[i] if accounts else None) for i in range(options.clients)]
     for a, b in zip(clients[::2], clients[1::2], strict=True):
         a.partner, b.partner = b, a
 
     out(
-        f"setting up: {options.clients} players (register, token), {options.clients // 2 * options.games_per_pair} duels"
+        f"setting up: {options.clients} players ({'given' if accounts else 'register, token'}), "
+        f"{options.clients // 2 * options.games_per_pair} duels"
     )
     _parallel([c.register for c in clients])
+    if options.follow == "stream":
+        run.streams = GameStreams(host, port, counted=run.in_window)
+        run.streams.start()
     creators = [
         c
         for pair in zip(clients[::2], clients[1::2], strict=True)
         for i, c in enumerate(pair * options.games_per_pair)
         if i < options.games_per_pair
     ]
-    _parallel([c.seat_new_duel for c in creators])
+    try:
+        _parallel([c.seat_new_duel for c in creators])
+        return _play(options, run, clients, host, port, server_pids, server_cpu, out)
+    finally:
+        if run.streams is not None:
+            run.streams.stop()
 
+
+def _play(
+    options: Options,
+    run: Run,
+    clients: list[Client],
+    host: str,
+    port: int,
+    server_pids: list[int] | None,
+    server_cpu: ServerCpu | None,
+    out: Callable[[str], None],
+) -> Report:
+    """From the duels seated on: idle streams, warm-up, measurement, the report."""
     idle = None
     if options.idle_streams:
         idle_games = [clients[i % len(clients)].open_idle_table() for i in range(max(1, options.idle_games))]
@@ -70,17 +108,9 @@ def run_loadtest(options: Options, out: Callable[[str], None] = print, server_pi
         client.start()
     out(f"playing: {options.warmup:.0f} s warm-up, then {options.duration:.0f} s measured")
     open_counts = []
-    cpu_start = cpu_end = None
+    meter = Meter(server_pids, server_cpu)
     try:
-        while time.perf_counter() < run.window[1] and not run.stop.is_set():
-            time.sleep(min(0.25, max(0.0, run.window[1] - time.perf_counter())))
-            now = time.perf_counter()
-            if run.in_window(now):
-                if cpu_start is None:
-                    cpu_start = (now, CpuSnapshot.take(server_pids or []))
-                if idle is not None:
-                    open_counts.append(idle.open)
-        cpu_end = CpuSnapshot.take(server_pids or [])
+        measure(run, meter, on_tick=lambda: open_counts.append(idle.open) if idle is not None else None)
     finally:
         run.stop.set()
         for client in clients:
@@ -108,16 +138,85 @@ def run_loadtest(options: Options, out: Callable[[str], None] = print, server_pi
         games_started=run.games_started,
         games_finished=run.games_finished,
     )
-    if cpu_start is not None and cpu_end is not None:
-        # The first snapshot is up to 0.25 s late: count moves from that moment on.
-        moves_since = sum(1 for c in clients for done, _ in c.samples if done >= cpu_start[0])
-        report.cpu = cpu_line(cpu_start[1], cpu_end, moves_since)
+    meter.fill(report, [done for c in clients for done, _ in c.samples])
+    if run.streams is not None:
+        report.streams_opened = run.streams.opened
+        report.streams_reopened = run.streams.reopened
+        report.stream_events = run.streams.events
+        report.stream_refused = run.streams.refused
+        report.heard_ms = [ms for c in clients for ms in c.heard_ms]
     if idle is not None:
         report.idle_open_min = min(open_counts, default=idle.open)
         report.idle_open_max = max(open_counts, default=idle.open)
         report.idle_reconnects = reconnects
         report.idle_refused = idle.refused
     return report
+
+
+class Meter:
+    """The CPU snapshots of one measurement: the first as soon as the window has
+    begun (up to 0.25 s late: moves are counted from that moment), the last at its end."""
+
+    def __init__(self, server_pids: list[int] | None, server_cpu: ServerCpu | None) -> None:
+        self.server_pids = server_pids or []
+        self.server_cpu = server_cpu
+        self.since: float | None = None
+        self.first: tuple[CpuSnapshot, GroupSample | None] | None = None
+        self.last: tuple[CpuSnapshot, GroupSample | None] | None = None
+
+    def _take(self) -> tuple[CpuSnapshot, GroupSample | None]:
+        return CpuSnapshot.take(self.server_pids), self.server_cpu.take() if self.server_cpu else None
+
+    def tick(self, now: float) -> None:
+        if self.since is None:
+            self.since, self.first = now, self._take()
+
+    def finish(self) -> None:
+        if self.first is not None:
+            self.last = self._take()
+
+    def fill(self, report: Report, accepted_at: list[float]) -> None:
+        """Put the CPU figures into ``report``; ``accepted_at``: when each measured move was accepted."""
+        if self.since is None or self.first is None or self.last is None:
+            return
+        moves = sum(1 for done in accepted_at if done >= self.since)
+        report.cpu = cpu_line(self.first[0], self.last[0], moves)
+        split = None
+        if self.first[1] is not None and self.last[1] is not None:
+            split = ServerCpu.spent(self.first[1], self.last[1])
+        report.cpu_figures = CpuFigures.of(self.first[0], self.last[0], moves, split)
+
+
+def measure(run: Run, meter: Meter, on_tick: Callable[[], object] | None = None) -> None:
+    """Sleep through the warm-up and the measurement (``run.window``), or until
+    ``run.stop``; ``meter`` takes its snapshots, ``on_tick`` runs every 0.25 s of the window."""
+    while time.perf_counter() < run.window[1] and not run.stop.is_set():
+        time.sleep(min(0.25, max(0.0, run.window[1] - time.perf_counter())))
+        now = time.perf_counter()
+        if run.in_window(now):
+            meter.tick(now)
+            if on_tick is not None:
+                on_tick()
+    meter.finish()
+
+
+def register_accounts(url: str, count: int) -> list[Account]:
+    """``count`` fresh accounts with an API token each, signed up in parallel
+    (for runs that follow each other on one server: they sign up once)."""
+    host, port = parse_url(url)
+    tag = uuid.uuid4().hex[:8]
+    accounts: list[Account] = [("", "")] * count
+
+    def one(i: int) -> None:
+        http = Http(host, port)
+        try:
+            username = f"load-{tag}-{i}"
+            accounts[i] = (username, sign_up(http, username))
+        finally:
+            http.close()
+
+    _parallel([functools.partial(one, i) for i in range(count)])
+    return accounts
 
 
 def _parallel(calls: list[Callable[[], None]]) -> None:

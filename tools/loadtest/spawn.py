@@ -1,6 +1,8 @@
 """``--spawn``: a production-style server of the load test's own - the Procfile's
 web server and one Celery worker, DEBUG off, on PostgreSQL and Redis - started
-before the run and stopped after it (``core.processes`` starts and stops them)."""
+before the run and stopped after it (``core.processes`` starts and stops them).
+With ``--compare-bare`` it runs under ``tools.loadtest.bare.settings`` (the
+project's settings plus the bare locked-write endpoint)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -25,15 +28,36 @@ READY_TIMEOUT_SECONDS = 60
 STOP_SECONDS = 20
 
 
+@dataclass(frozen=True)
+class SpawnedServer:
+    """What ``spawned_server`` started, and on what."""
+
+    web_pid: int  # gunicorn's master (its workers are its children)
+    worker_pid: int  # the Celery worker (its pool process is its child)
+    database_url: str
+    redis_url: str
+
+    @property
+    def pids(self) -> list[int]:
+        return [self.web_pid, self.worker_pid]
+
+
 @contextmanager
 def spawned_server(
-    url: str, *, web_workers: int = 4, base_dir: Path, log_dir: Path, out: Callable[[str], None] = print
-) -> Iterator[list[int]]:
+    url: str,
+    *,
+    web_workers: int = 4,
+    base_dir: Path,
+    log_dir: Path,
+    out: Callable[[str], None] = print,
+    settings_module: str | None = None,
+) -> Iterator[SpawnedServer]:
     """The Procfile's web server (gunicorn with ``config/gunicorn.conf.py``) with
     ``web_workers`` processes, and one Celery worker, DEBUG off,
     on ``DATABASE_URL`` / ``REDIS_URL`` (or local defaults); migrates first. At the
     end each process group gets SIGTERM, and SIGKILL after ``STOP_SECONDS``.
-    Yields their pids."""
+    ``settings_module``: run everything (the migration too, with ``--run-syncdb``
+    for apps without migrations) under these settings instead of the project's."""
     host, port = parse_url(url)
     env = dict(os.environ)
     env.update(
@@ -52,12 +76,16 @@ def spawned_server(
         THROTTLE_REGISTER=env.get("THROTTLE_REGISTER") or "100000/hour",
         THROTTLE_LOGIN=env.get("THROTTLE_LOGIN") or "100000/hour",
     )
+    migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
+    if settings_module:
+        env["DJANGO_SETTINGS_MODULE"] = settings_module
+        migrate.append("--run-syncdb")
     if not env["DATABASE_URL"].startswith("postgres"):
         raise LoadTestError("--spawn serves on PostgreSQL: set DATABASE_URL=postgres://...")
     _create_database(env["DATABASE_URL"])
     log_dir.mkdir(parents=True, exist_ok=True)
     out(f"spawn: migrating {env['DATABASE_URL'].rsplit('@', 1)[-1]}")
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=base_dir, env=env, check=True)
+    subprocess.run(migrate, cwd=base_dir, env=env, check=True)
     processes: list[subprocess.Popen[bytes]] = []
     try:
         for name, command in (
@@ -74,7 +102,7 @@ def spawned_server(
             f"spawn: gunicorn ({web_workers} workers, pid {processes[0].pid}) and a Celery worker (pid {processes[1].pid}) "
             f"on {url}; logs in {log_dir}"
         )
-        yield [process.pid for process in processes]
+        yield SpawnedServer(processes[0].pid, processes[1].pid, env["DATABASE_URL"], env["REDIS_URL"])
     finally:
         stop_groups(processes, timeout=STOP_SECONDS)
 

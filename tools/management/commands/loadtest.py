@@ -1,20 +1,32 @@
 """``manage.py loadtest``: many matches at once over HTTP against a running server.
 
 Prints moves per second and move latency; the last lines are ``p50_ms: N``,
-``moves_per_second: N`` and ``p99_ms: N``. See ``tools/loadtest/clients.py`` for how
-the clients play, and the README's "Load test" section for how to run it.
+``moves_per_second: N`` and ``p99_ms: N``. ``--compare-bare`` holds the move path
+against a bare locked write on the same server, runs interleaved
+(``tools/loadtest/compare.py``): its last lines are ``bare_moves_per_second``,
+``real_moves_per_second``, ``ratio_moves_per_second`` and ``ratio_cpu_per_move``.
+``--json`` prints the figures as one JSON document instead (progress on stderr).
+See ``tools/loadtest/clients.py`` for how the clients play, and the README's
+"Load test" section for how to run it.
 """
 
 from __future__ import annotations
 
+import json
+import os
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from tools.loadtest.compare import run_comparison
+from tools.loadtest.cpu import ServerCpu
 from tools.loadtest.options import FOLLOW_MODES, IDLE_MODES, LoadTestError, Options
 from tools.loadtest.runner import run_loadtest
 from tools.loadtest.spawn import spawned_server
+
+BENCH_SETTINGS = "tools.loadtest.bare.settings"  # the project's, plus the bare endpoint
 
 
 class Command(BaseCommand):
@@ -99,6 +111,21 @@ class Command(BaseCommand):
         parser.add_argument(
             "--web-workers", type=int, default=4, help="Web worker processes with --spawn (default %(default)s)."
         )
+        parser.add_argument(
+            "--compare-bare",
+            action="store_true",
+            help="Interleave runs of the move path with runs of a bare locked-write endpoint on the same server "
+            f"and print both and their ratio (the server must run {BENCH_SETTINGS}: --spawn does).",
+        )
+        parser.add_argument(
+            "--repeat",
+            type=int,
+            default=3,
+            help="With --compare-bare: runs of each kind (default %(default)s).",
+        )
+        parser.add_argument(
+            "--json", action="store_true", help="Print the figures as JSON (progress lines go to stderr)."
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         config = Options(
@@ -115,20 +142,61 @@ class Command(BaseCommand):
             idle_games=options["idle_games"],
             seed=options["seed"],
         )
-        out = self.stdout.write
+        out = self.stderr.write if options["json"] else self.stdout.write
+        compare = options["compare_bare"]
+
+        def measure(server_pids: list[int], server_cpu: ServerCpu | None) -> Any:
+            if compare:
+                workers = options["web_workers"] if options["spawn"] else None
+                return run_comparison(config, options["repeat"], out, server_pids, server_cpu, workers)
+            return run_loadtest(config, out=out, server_pids=server_pids, server_cpu=server_cpu)
+
         try:
-            if options["spawn"]:
-                with spawned_server(
-                    config.url,
-                    web_workers=options["web_workers"],
-                    base_dir=settings.BASE_DIR,
-                    log_dir=settings.BASE_DIR / ".run" / "loadtest",
-                    out=out,
-                ) as pids:
-                    report = run_loadtest(config, out=out, server_pids=pids)
-            else:
-                report = run_loadtest(config, out=out, server_pids=options["server_pid"])
+            result = self._serve_and_measure(options, config, out, measure)
         except LoadTestError as error:
             raise CommandError(str(error)) from error
-        for line in report.lines():
-            out(line)
+        if options["json"]:
+            self.stdout.write(json.dumps(result.as_dict(), indent=2))
+        else:
+            for line in result.lines():
+                self.stdout.write(line)
+
+    def _serve_and_measure(
+        self,
+        options: dict[str, Any],
+        config: Options,
+        out: Callable[[str], None],
+        measure: Callable[[list[int], ServerCpu | None], Any],
+    ) -> Any:
+        """``measure(server pids, their CPU split)`` on the spawned server, or on ``--url``'s."""
+        if options["spawn"]:
+            with spawned_server(
+                config.url,
+                web_workers=options["web_workers"],
+                base_dir=settings.BASE_DIR,
+                log_dir=settings.BASE_DIR / ".run" / "loadtest",
+                out=out,
+                settings_module=BENCH_SETTINGS if options["compare_bare"] else None,
+            ) as server:
+                server_cpu = ServerCpu(
+                    {"web": server.web_pid, "worker": server.worker_pid}, server.database_url, server.redis_url
+                )
+                try:
+                    return measure(server.pids, server_cpu)
+                finally:
+                    server_cpu.close()
+        # A server of one's own: its pids as given (the first is "web", a second "worker"),
+        # PostgreSQL and Redis as this process's environment names them.
+        pids = options["server_pid"]
+        if len(pids) > 2:
+            raise CommandError("--server-pid: at most two (the web server's, then the worker's)")
+        database_url = os.environ.get("DATABASE_URL", "")
+        server_cpu = ServerCpu(
+            dict(zip(("web", "worker"), pids, strict=False)),
+            database_url if database_url.startswith("postgres") else None,
+            os.environ.get("REDIS_URL") or None,
+        )
+        try:
+            return measure(pids, server_cpu)
+        finally:
+            server_cpu.close()
