@@ -62,6 +62,7 @@ class GameChange:
         #: The game's seats in seat order with their players, when the change was
         #: opened with ``seats=True`` (read with the row, in the same statement).
         self.seats = seats
+        self.replayed_move_id: int | None = None
         self.events: list[Event] = []
         self._fields: set[str] = set()
         self._bot_turn = False
@@ -98,6 +99,9 @@ class GameChange:
         for name, value in values.items():
             setattr(seat, name, value)
         seat.save(update_fields=list(values))
+        # The game row is written too, even when nothing else changes: a change that
+        # waited for the lock can then tell that what it read along was stale (_lock_with_seats).
+        self._fields.add("seq")
 
     def turn_recompute(self, match: Match | None = None, seats: list[Seat] | None = None) -> None:
         """Keep the denormalised turn and its deadline in step with the engine state,
@@ -246,24 +250,44 @@ _PLAYER_FIELDS = ("id", "username", "is_bot")
 _SEAT_FIELDS = ("id", "game_id", "number", "player_id", "bot_strategy", "resigned", "away", "timeouts_in_row")
 
 
-def _lock_with_seats(game_id: int) -> tuple[Game, list[Seat]]:
-    """The game row locked (creator read along), and its seats in seat order with
-    their players (``id``, ``username``, ``is_bot`` loaded; any other field of a
-    player is read when asked for), in one round trip."""
+def _seats_and_replay(game: Game, replay_of: tuple[int, str] | None) -> tuple[list[Seat], int | None]:
+    """The game's seats with their players, and the id of the move ``replay_of`` =
+    (actor id, Idempotency-Key) names (None: none), read now."""
+    replayed = None
+    if replay_of is not None:
+        actor_id, key = replay_of
+        moves = Move.objects.filter(game=game, actor_id=actor_id, idempotency_key=key).exclude(idempotency_key="")
+        replayed = moves.values_list("pk", flat=True).first()
+    return list(game.seats.select_related("player").order_by("number")), replayed
+
+
+def _lock_with_seats(game_id: int, replay_of: tuple[int, str] | None) -> tuple[Game, list[Seat], int | None]:
+    """The game row locked (creator read along), its seats in seat order with their
+    players (``id``, ``username``, ``is_bot`` loaded; any other field of a player is
+    read when asked for) and, for ``replay_of`` = (actor id, Idempotency-Key), the id
+    of the move that actor already made with that key (None: none), in one round trip."""
     if connection.vendor != "postgresql":
         game = _lock(game_id)
-        return game, list(game.seats.select_related("player").order_by("number"))
+        return game, *_seats_and_replay(game, replay_of)
     seat_columns = ", ".join(f"s.{Seat._meta.get_field(f).column}" for f in _SEAT_FIELDS)
     player_columns = ", ".join(f"p.{f}" for f in _PLAYER_FIELDS)
     sql = (
         f"SELECT g.*, c.username AS creator_username, c.is_bot AS creator_is_bot, "
         f"(SELECT coalesce(json_agg(json_build_array({seat_columns}, {player_columns}) ORDER BY s.number), '[]') "
         f"FROM {Seat._meta.db_table} s LEFT JOIN {User._meta.db_table} p ON p.id = s.player_id "
-        f"WHERE s.game_id = g.id) AS seats_rows "
+        f"WHERE s.game_id = g.id) AS seats_rows, "
+        f"(SELECT m.id FROM {Move._meta.db_table} m WHERE m.game_id = g.id AND m.actor_id = %s "
+        f"AND m.idempotency_key = %s AND m.idempotency_key <> '') AS replay_move_id, "
+        # The row as this statement's snapshot sees it, against the row locked: when they
+        # differ, another change committed while this one waited for the lock, and the
+        # seats and moves read along (as of the snapshot) are read again.
+        f"g.xmin::text AS locked_xmin, (SELECT x.xmin::text FROM {Game._meta.db_table} x WHERE x.id = g.id) "
+        f"AS snapshot_xmin "
         f"FROM {Game._meta.db_table} g JOIN {User._meta.db_table} c ON c.id = g.creator_id "
         f"WHERE g.id = %s FOR UPDATE OF g"
     )
-    found = list(Game.objects.raw(sql, [game_id]))
+    actor_id, key = replay_of if replay_of is not None else (None, "")
+    found = list(Game.objects.raw(sql, [actor_id, key, game_id]))
     if not found:
         raise GameGone(game_id)
     game = found[0]
@@ -272,7 +296,10 @@ def _lock_with_seats(game_id: int) -> tuple[Game, list[Seat]]:
     game.creator = User.from_db(
         db, ["id", "username", "is_bot"], [game.creator_id, extra.pop("creator_username"), extra.pop("creator_is_bot")]
     )
+    replayed = extra.pop("replay_move_id")
     rows = extra.pop("seats_rows")
+    if extra.pop("locked_xmin") != extra.pop("snapshot_xmin"):
+        return game, *_seats_and_replay(game, replay_of)
     seats = []
     for row in json.loads(rows) if isinstance(rows, str) else rows:
         seat = Seat.from_db(db, list(_SEAT_FIELDS), row[: len(_SEAT_FIELDS)])
@@ -282,16 +309,23 @@ def _lock_with_seats(game_id: int) -> tuple[Game, list[Seat]]:
         else:
             seat.player = None
         seats.append(seat)
-    return game, seats
+    return game, seats, replayed
 
 
 @contextmanager
-def game_change(game_id: int, *, seats: bool = False) -> Iterator[GameChange]:
+def game_change(game_id: int, *, seats: bool = False, replay_of: tuple[int, str] | None = None) -> Iterator[GameChange]:
     """One state change of game ``game_id``: a transaction with the row locked;
     ``GameGone`` (``not_found``) if there is no such game. ``seats``: read the seats
-    (with their players) along with the row: ``change.seats``."""
+    (with their players) along with the row: ``change.seats``; and with ``replay_of``
+    = (actor id, Idempotency-Key), the id of the move it already made with that key:
+    ``change.replayed_move_id``."""
     with transaction.atomic():
-        change = GameChange(*_lock_with_seats(game_id)) if seats else GameChange(_lock(game_id))
+        if seats:
+            game, game_seats, replayed = _lock_with_seats(game_id, replay_of)
+            change = GameChange(game, game_seats)
+            change.replayed_move_id = replayed
+        else:
+            change = GameChange(_lock(game_id))
         yield change
         change._finish()
 

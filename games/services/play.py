@@ -26,10 +26,10 @@ FALLBACK_STRATEGY = "greedy"  # plays for an absent player: draw/pass when that 
 AWAY_AFTER_TIMEOUTS = 3
 
 
-def _replay_idempotent(game: Game, actor: User, key: str, move: dict[str, Any]) -> MoveResult | None:
-    first = Move.objects.filter(game=game, actor=actor, idempotency_key=key).first()
-    if first is None:
-        return None
+def _replay_idempotent(game: Game, move_id: int, move: dict[str, Any]) -> MoveResult:
+    """The first answer to a move sent again with the same Idempotency-Key (move
+    ``move_id``), or ``idempotency_key_reused`` when the move sent differs."""
+    first = Move.objects.get(pk=move_id)
     try:
         same = EngineMove.from_dict(move).to_dict() == first.payload
     except RuleError:
@@ -60,12 +60,11 @@ def move_submit(
 ) -> MoveResult:
     """A seated player's move. Refusals: stale_seq (409), the engine's rule codes
     (422), game state codes (409); an Idempotency-Key retry returns the first answer."""
-    with game_change(game_id, seats=True) as change:
+    replay_of = (player.pk, idempotency_key) if idempotency_key else None
+    with game_change(game_id, seats=True, replay_of=replay_of) as change:
         game = change.game
-        if idempotency_key:
-            replay = _replay_idempotent(game, player, idempotency_key, move)
-            if replay is not None:
-                return replay
+        if change.replayed_move_id is not None:
+            return _replay_idempotent(game, change.replayed_move_id, move)
         require_status(game, GameStatus.RUNNING)
         seats = change.seats or []  # with the players: the answer shows them
         seat = next((s for s in seats if s.player_id == player.pk), None)

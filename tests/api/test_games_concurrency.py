@@ -203,3 +203,51 @@ def test_turn_after_turn_under_contention_each_is_played_once(raced_table):
         )
         assert Counter(r.status_code for r in responses) == {201: 1, 409: THREADS - 1}
         assert_log_intact(table, turn)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_move_that_waited_for_the_lock_sees_the_seat_as_the_holder_left_it(raced_table):
+    """The move reads the seats in the statement that locks the game row, so that read
+    is as old as the statement: when another change committed while it waited, it must
+    read them again. Forced: a session holds the row, the move waits on it, the session
+    resigns the mover's seat (writing the row, as every change does) and commits."""
+    import psycopg
+
+    table, clients = raced_table
+    seq = table.game().seq
+    settings = connection.settings_dict
+    conninfo = psycopg.conninfo.make_conninfo(
+        dbname=settings["NAME"], user=settings["USER"], host=settings["HOST"], port=settings["PORT"]
+    )
+    with psycopg.connect(conninfo) as holder:
+        holder.execute("SELECT id FROM games_game WHERE id = %s FOR UPDATE", [table.game_id])
+        responses = []
+        mover = threading.Thread(
+            target=lambda: (
+                responses.append(move(clients[1][0], table.game_id, seq, play("6-1", "e1"))),
+                connection.close(),
+            )
+        )
+        mover.start()
+        waiting = (
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        deadline = threading.Event()
+        with psycopg.connect(conninfo, autocommit=True) as watcher:  # a fresh view of pg_stat_activity each time
+            for _ in range(200):
+                if watcher.execute(waiting).fetchone()[0]:
+                    break
+                deadline.wait(0.05)
+            else:
+                pytest.fail(f"the move never waited for the game row: {responses and responses[0].content}")
+        holder.execute(
+            "UPDATE games_seat SET resigned = true, bot_strategy = 'greedy' WHERE game_id = %s AND number = 1",
+            [table.game_id],
+        )
+        holder.execute("UPDATE games_game SET seq = seq WHERE id = %s", [table.game_id])
+        holder.commit()
+    mover.join(timeout=30)
+    assert responses, "the move hung"
+    refused(responses[0], 409, "seat_resigned")
+    assert not Move.objects.filter(game_id=table.game_id).exists()
