@@ -11,7 +11,7 @@ from players.tokens import token_digest
 
 def _token_with_user_sql() -> tuple[str, list[str]]:
     quote = connection.ops.quote_name
-    user_columns = [field.column for field in User._meta.concrete_fields]
+    user_columns = [str(field.column) for field in User._meta.concrete_fields]
     aliased = ", ".join(f"u.{quote(column)} AS {quote('user__' + column)}" for column in user_columns)
     sql = (
         f"SELECT t.*, {aliased} "

@@ -31,6 +31,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import Field, Model
 from django.utils import timezone
 
 from core.errors import CoreCode
@@ -198,6 +199,13 @@ class GameChange:
         transaction.on_commit(lambda: dispatch.after_commit(plan))
 
 
+def _field(model: type[Model], name: str) -> Field[Any, Any]:
+    """A concrete field of ``model`` (one with a column)."""
+    field = model._meta.get_field(name)
+    assert isinstance(field, Field), f"{model.__name__}.{name} has no column"
+    return field
+
+
 def _write(game: Game, fields: list[str], moves: list[Move], events: list[Event]) -> None:
     """Save ``fields`` of the game row and insert its new moves and events. On
     PostgreSQL that is one statement (the inserts are data-modifying WITH clauses of
@@ -216,14 +224,14 @@ def _write(game: Game, fields: list[str], moves: list[Move], events: list[Event]
         values = ", ".join("(" + ", ".join(["%s"] * len(columns)) + ")" for _ in rows)
         parts.append(
             f"{quote(model._meta.db_table + '_new')} AS (INSERT INTO {quote(model._meta.db_table)} "
-            f"({', '.join(quote(f.column) for f in columns)}) VALUES {values})"
+            f"({', '.join(quote(str(f.column)) for f in columns)}) VALUES {values})"
         )
         params += [f.get_db_prep_save(getattr(row, f.attname), connection) for row in rows for f in columns]
-    targets = [Game._meta.get_field(name) for name in fields]
+    targets = [_field(Game, name) for name in fields]
     head = f"WITH {', '.join(parts)} " if parts else ""
     sql = (
-        f"{head}UPDATE {quote(Game._meta.db_table)} SET {', '.join(f'{quote(f.column)} = %s' for f in targets)} "
-        f"WHERE {quote(Game._meta.pk.column)} = %s"
+        f"{head}UPDATE {quote(Game._meta.db_table)} SET {', '.join(f'{quote(str(f.column))} = %s' for f in targets)} "
+        f"WHERE {quote(str(_field(Game, 'id').column))} = %s"
     )
     params += [f.get_db_prep_save(getattr(game, f.attname), connection) for f in targets]
     with connection.cursor() as cursor:
@@ -269,7 +277,7 @@ def _lock_with_seats(game_id: int, replay_of: tuple[int, str] | None) -> tuple[G
     if connection.vendor != "postgresql":
         game = _lock(game_id)
         return game, *_seats_and_replay(game, replay_of)
-    seat_columns = ", ".join(f"s.{Seat._meta.get_field(f).column}" for f in _SEAT_FIELDS)
+    seat_columns = ", ".join(f"s.{_field(Seat, f).column}" for f in _SEAT_FIELDS)
     player_columns = ", ".join(f"p.{f}" for f in _PLAYER_FIELDS)
     sql = (
         f"SELECT g.*, c.username AS creator_username, c.is_bot AS creator_is_bot, "

@@ -222,13 +222,15 @@ def test_a_move_that_waited_for_the_lock_sees_the_seat_as_the_holder_left_it(rac
     )
     with psycopg.connect(conninfo) as holder:
         holder.execute("SELECT id FROM games_game WHERE id = %s FOR UPDATE", [table.game_id])
-        responses = []
-        mover = threading.Thread(
-            target=lambda: (
-                responses.append(move(clients[1][0], table.game_id, seq, play("6-1", "e1"))),
-                connection.close(),
-            )
-        )
+        responses: list[Any] = []
+
+        def submit() -> None:
+            try:
+                responses.append(move(clients[1][0], table.game_id, seq, play("6-1", "e1")))
+            finally:
+                connection.close()
+
+        mover = threading.Thread(target=submit)
         mover.start()
         waiting = (
             "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
@@ -236,11 +238,12 @@ def test_a_move_that_waited_for_the_lock_sees_the_seat_as_the_holder_left_it(rac
         deadline = threading.Event()
         with psycopg.connect(conninfo, autocommit=True) as watcher:  # a fresh view of pg_stat_activity each time
             for _ in range(200):
-                if watcher.execute(waiting).fetchone()[0]:
+                row = watcher.execute(waiting).fetchone()
+                if row and row[0]:
                     break
                 deadline.wait(0.05)
             else:
-                pytest.fail(f"the move never waited for the game row: {responses and responses[0].content}")
+                pytest.fail(f"the move never waited for the game row: {responses and responses[0].content!r}")
         holder.execute(
             "UPDATE games_seat SET resigned = true, bot_strategy = 'greedy' WHERE game_id = %s AND number = 1",
             [table.game_id],
