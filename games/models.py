@@ -3,9 +3,9 @@ the event log. No behaviour lives here: every change goes through ``services``."
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -25,7 +25,16 @@ class DocumentField(models.JSONField):
     def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
         if connection.vendor != "postgresql":
             return super().get_db_prep_value(value, connection, prepared)
-        return json.dumps(value if prepared else self.get_prep_value(value), cls=self.encoder)
+        value = value if prepared else self.get_prep_value(value)
+        if value is None:
+            return None
+        # orjson: the state is written on every move; it encodes it several times faster.
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
+        if connection.vendor != "postgresql" or value is None:
+            return super().from_db_value(value, expression, connection)
+        return orjson.loads(value)  # ... and read on every move
 
 
 class GameStatus(models.TextChoices):
