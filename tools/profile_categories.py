@@ -55,8 +55,8 @@ def main(path: str) -> None:
             stack, _, samples = line.rstrip().rpartition(" ")
             counts[step(stack)] += int(samples)
     total = sum(counts.values())
-    for name, samples in counts.most_common():
-        print(f"{samples / total * 100:5.1f}%  {name}")
+    for name, share in counts.most_common():
+        print(f"{share / total * 100:5.1f}%  {name}")
     print(f"{total} samples")
 
 
