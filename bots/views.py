@@ -10,14 +10,23 @@ from rest_framework.views import APIView
 
 from games.serializers import BotStrategyOutput
 from games.strategies import STRATEGIES
+from games.strength import measured
 
 
 class BotStrategyListApi(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        operation_id="bots_list", summary="Server-bot strategies", responses={200: BotStrategyOutput(many=True)}
+        operation_id="bots_list",
+        summary="Server-bot strategies and levels",
+        description="Every strategy a table can seat (POST /games/{id}/bots/) or choose as its level "
+        "(`bot_strategy` of POST /games/), with how strong the arena measured it and what a decision costs.",
+        responses={200: BotStrategyOutput(many=True)},
     )
     def get(self, request: Request) -> Response:
-        strategies = sorted(STRATEGIES.values(), key=lambda s: s.name)
-        return Response(BotStrategyOutput(strategies, many=True).data)
+        strength = measured()
+        rows = [
+            {"name": s.name, "description": s.description, "strength": strength.get(s.name)}
+            for s in sorted(STRATEGIES.values(), key=lambda s: s.name)
+        ]
+        return Response(BotStrategyOutput(rows, many=True).data)

@@ -53,6 +53,12 @@ class Game(models.Model):
     practice = models.BooleanField(default=False, help_text="Unrated; the seed is visible from the start.")
     turn_time_limit = models.PositiveIntegerField(null=True, blank=True, help_text="Seconds per turn, or none.")
     bot_delay_ms = models.PositiveIntegerField(default=0, help_text="Pause before a server bot moves.")
+    bot_strategy = models.CharField(
+        max_length=32,
+        default="greedy",
+        help_text="The table's bot level: the strategy that plays a seat on a timeout, after repeated "
+        "timeouts or a resignation.",
+    )
     state = DocumentField(null=True, blank=True, help_text="The engine's full state (hidden parts included).")
     seq = models.PositiveIntegerField(default=0, help_text="Sequence number of the last event.")
     turn_seat = models.PositiveSmallIntegerField(null=True, blank=True)

@@ -58,6 +58,7 @@ def game_summary_output(game: Game, seats: Iterable[Seat] | None = None) -> dict
         "practice": game.practice,
         "turn_time_limit": game.turn_time_limit,
         "bot_delay_ms": game.bot_delay_ms,
+        "bot_strategy": game.bot_strategy,
         "seq": game.seq,
         "turn_seat": game.turn_seat,
         "turn_deadline": _time(game.turn_deadline),

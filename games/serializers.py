@@ -121,6 +121,12 @@ class GameCreateInput(serializers.Serializer):
     bot_delay_ms = serializers.IntegerField(
         min_value=0, max_value=10000, default=0, help_text="Pause before a server bot moves, so people can follow."
     )
+    bot_strategy = serializers.ChoiceField(
+        choices=strategy_choices(),
+        default="greedy",
+        help_text="The table's bot level: the strategy (GET /bots/) that plays for a player whose turn clock "
+        "runs out, and keeps a seat after repeated timeouts or a resignation.",
+    )
     seed = serializers.IntegerField(
         min_value=0,
         max_value=2**53 - 1,  # games.services.MAX_SEED: exact as a JSON number in any language
@@ -229,6 +235,9 @@ class GameSummaryOutput(serializers.Serializer):
     practice = serializers.BooleanField()
     turn_time_limit = serializers.IntegerField(allow_null=True)
     bot_delay_ms = serializers.IntegerField()
+    bot_strategy = serializers.ChoiceField(
+        choices=strategy_choices(), help_text="The table's bot level (plays for absent and resigned players)."
+    )
     seq = serializers.IntegerField(help_text="Sequence number of the game's last event.")
     turn_seat = serializers.IntegerField(allow_null=True)
     turn_deadline = serializers.DateTimeField(allow_null=True)
@@ -425,6 +434,19 @@ class GameRecordOutput(serializers.Serializer):
     result = ResultOutput(allow_null=True)
 
 
+class BotStrengthOutput(serializers.Serializer):
+    """How strong a strategy is, as the arena measured it (``docs/bots.md``)."""
+
+    against = serializers.CharField(help_text='The line-up it was measured against, e.g. "3 greedy".')
+    matches = serializers.IntegerField(help_text="Matches played (every deal once per seat rotation).")
+    win_rate = serializers.FloatField(help_text="Share of matches it won (a shared win counts by its share).")
+    win_rate_low = serializers.FloatField(help_text="Lower end of the 95% confidence interval.")
+    win_rate_high = serializers.FloatField(help_text="Upper end of the 95% confidence interval.")
+    cpu_ms_mean = serializers.FloatField(help_text="Mean CPU time of a decision (two or more legal moves), ms.")
+    cpu_ms_p99 = serializers.FloatField(help_text="99th percentile of that CPU time, ms.")
+
+
 class BotStrategyOutput(serializers.Serializer):
-    name = serializers.CharField()
+    name = serializers.ChoiceField(choices=strategy_choices())
     description = serializers.CharField()
+    strength = BotStrengthOutput(allow_null=True, help_text="As the arena measured it; null: not measured.")

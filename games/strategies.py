@@ -7,17 +7,25 @@ Strategies are pure: they see only what the seat may see.
 
 A strategy is a callable ``choose(view, rng) -> move``. ``view`` is exactly what the
 seat may see (``games.engine.seat_view``: its own hand, the layout, hand sizes,
-``legal_moves`` ...), so a strategy can never cheat; it must return one of
-``view["legal_moves"]``. ``rng`` is a ``random.Random`` the caller seeds, so a
-bot's choices replay. Register a new one with ``@register("name", "description")``.
+the round's public ``history`` of plays, draws and passes, ``legal_moves`` ...), so
+a strategy can never cheat; it must return one of ``view["legal_moves"]``. ``rng``
+is a ``random.Random`` the caller seeds, so a bot's choices replay. Register a new
+one with ``@register("name", "description")``.
+
+``random`` and ``greedy`` look at their own hand only; ``strong`` and the
+difficulty levels ``easy``, ``medium`` and ``hard`` search (``games.engine.search``,
+``docs/bots.md``: how they work and how strong each one measured).
 """
 
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+from games.engine.search import SearchSettings, search_move
 
 Move = dict[str, Any]
 View = dict[str, Any]
@@ -78,3 +86,49 @@ def choose_greedy(view: View, rng: random.Random) -> Move:
         return points, rng.random()
 
     return max(plays, key=weight)
+
+
+# -- searching strategies ---------------------------------------------------------------
+# ``games.engine.search``: determinized Monte Carlo over deals consistent with the
+# seat's view (docs/bots.md). The budget is a count of play-outs, so a seeded rng
+# replays a choice exactly; TIME_CAP_SECONDS of CPU per decision is only a safety net
+# (a decision takes a few milliseconds). The difficulty levels are the same search
+# with fewer play-outs, ``easy`` also with random choices now and then.
+
+TIME_CAP_SECONDS = 0.25
+
+LEVELS: dict[str, SearchSettings] = {
+    "strong": SearchSettings(rollouts=200),
+    "hard": SearchSettings(rollouts=200),
+    "medium": SearchSettings(rollouts=40),
+    "easy": SearchSettings(rollouts=12, blunder=0.3),
+}
+
+_DESCRIPTIONS = {
+    "strong": "Searches: deals the hidden tiles many times consistently with what it saw (its hand, the layout, "
+    "every draw and pass), plays each choice out to the end of the round, and picks the best chance to win the "
+    "match (200 play-outs a decision).",
+    "hard": "Difficulty hard: the strong strategy (200 play-outs a decision).",
+    "medium": "Difficulty medium: the strong strategy's search with 40 play-outs a decision.",
+    "easy": "Difficulty easy: the strong strategy's search with 12 play-outs a decision, and a random choice "
+    "three times in ten.",
+}
+
+
+def search_strategy(settings: SearchSettings, time_cap: float = TIME_CAP_SECONDS) -> Choose:
+    """A ``choose`` that searches with ``settings`` (and stops at ``time_cap`` seconds of CPU)."""
+
+    def choose(view: View, rng: random.Random) -> Move:
+        deadline = time.thread_time() + time_cap
+        return search_move(view, rng, settings, stop=lambda: time.thread_time() > deadline)
+
+    return choose
+
+
+def level_strategy(name: str, **overrides: Any) -> Choose:
+    """The level ``name`` with some settings changed (``rollouts=50``): for the arena."""
+    return search_strategy(replace(LEVELS[name], **overrides))
+
+
+for _name, _settings in LEVELS.items():
+    register(_name, _DESCRIPTIONS[_name])(search_strategy(_settings))

@@ -97,6 +97,7 @@ class GameListCreateApi(GenericAPIView):
             ruleset=ruleset,
             turn_time_limit=data.get("turn_time_limit"),
             bot_delay_ms=data["bot_delay_ms"],
+            bot_strategy=data["bot_strategy"],
             seed=data.get("seed"),
             setup=data.get("setup"),
             sit=data["sit"],

@@ -40,6 +40,18 @@ class Layout:
         self.next_end = 1
         self.filled_by: dict[int, int] = {}  # end id -> index of the node played on it
 
+    def copy(self) -> Layout:
+        """An independent copy, cheap: a node is never changed once placed (its list of
+        child end ids included), so the copy shares them and copies only the containers."""
+        layout = Layout.__new__(Layout)
+        layout.nodes = self.nodes.copy()
+        layout.ends = self.ends.copy()
+        layout.pending = self.pending.copy()
+        layout.pending_kind = self.pending_kind
+        layout.next_end = self.next_end
+        layout.filled_by = self.filled_by.copy()
+        return layout
+
     # -- building -----------------------------------------------------------
     def _new_ends(self, pip: int, count: int) -> list[int]:
         first = self.next_end

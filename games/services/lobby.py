@@ -28,11 +28,15 @@ def game_create(
     ruleset: dict[str, Any] | None = None,
     turn_time_limit: int | None = None,
     bot_delay_ms: int = 0,
+    bot_strategy: str = "greedy",
     seed: int | None = None,
     setup: dict[str, Any] | None = None,
     sit: bool = True,
 ) -> Game:
-    """Open a table. A fixed seed or a set-up position makes it a practice game."""
+    """Open a table. A fixed seed or a set-up position makes it a practice game;
+    ``bot_strategy`` is the table's bot level (it plays for absent and resigned players)."""
+    if bot_strategy not in STRATEGIES:
+        raise GameError(GameCode.UNKNOWN_STRATEGY, f"There is no bot strategy {bot_strategy!r} (see GET /bots/).")
     with engine_refusals():  # invalid_ruleset / invalid_setup -> 400
         rules = Ruleset.from_dict(ruleset)
         if setup is not None:
@@ -48,6 +52,7 @@ def game_create(
         practice=seed is not None or setup is not None,
         turn_time_limit=turn_time_limit,
         bot_delay_ms=bot_delay_ms,
+        bot_strategy=bot_strategy,
     ) as change:
         game = change.game
         events = [

@@ -22,7 +22,8 @@ from players.models import User
 
 log = logging.getLogger(__name__)
 
-FALLBACK_STRATEGY = "greedy"  # plays for an absent player: draw/pass when that is all, else a legal move
+# Plays for an absent player where the table chose nothing (a game's bot_strategy defaults to it).
+FALLBACK_STRATEGY = "greedy"
 AWAY_AFTER_TIMEOUTS = 3
 
 
@@ -165,16 +166,15 @@ def _timeout(change: GameChange, expected_seq: int) -> MoveResult | None:
         return None
     timeouts = seat.timeouts_in_row + 1
     notes: list[dict[str, Any]] = [{"type": "turn_timed_out", "seat": seat.number, "timeouts_in_row": timeouts}]
+    level = game.bot_strategy  # the table's bot level
     if timeouts >= AWAY_AFTER_TIMEOUTS:
-        change.seat_update(seat, timeouts_in_row=timeouts, away=True, bot_strategy=FALLBACK_STRATEGY)
-        notes.append(
-            {"type": "seat_handed_to_bot", "seat": seat.number, "bot_strategy": FALLBACK_STRATEGY, "reason": "timeouts"}
-        )
+        change.seat_update(seat, timeouts_in_row=timeouts, away=True, bot_strategy=level)
+        notes.append({"type": "seat_handed_to_bot", "seat": seat.number, "bot_strategy": level, "reason": "timeouts"})
     else:
         change.seat_update(seat, timeouts_in_row=timeouts)
     change.events_append(*notes)
     match = Match.from_dict(game.state)
-    move = _choose(game, match, seat.number, FALLBACK_STRATEGY)
+    move = _choose(game, match, seat.number, level)
     return change.move_record(seat, move, source=MoveSource.TIMEOUT, actor=None, match=match, seats=seats)
 
 
@@ -198,10 +198,12 @@ def seat_return(*, game_id: int, player: User) -> Game:
     return change.game
 
 
-def game_resign(*, game_id: int, player: User, strategy: str = FALLBACK_STRATEGY) -> Game:
-    """Hand the player's seat to a server bot so the table can finish."""
+def game_resign(*, game_id: int, player: User, strategy: str | None = None) -> Game:
+    """Hand the player's seat to a server bot (the table's level unless ``strategy``
+    says otherwise) so the table can finish."""
     with game_change(game_id) as change:
         require_status(change.game, GameStatus.RUNNING)
+        strategy = strategy or change.game.bot_strategy
         seat = player_seat(change.game, player)
         if seat.resigned:
             raise GameError(GameCode.SEAT_RESIGNED, "You already resigned.")

@@ -56,3 +56,58 @@ def test_a_resigned_seat_is_played_by_its_bot(make_table, api_client):
     assert result.move.payload in [play(t, e) for t in ("6-1", "6-2") for e in ("e1", "e2", "e3", "e4")]
     assert ok(api_client.get(table.action("moves")))["moves"][0]["source"] == "bot"
     assert Move.objects.get().actor is None
+
+
+def test_the_list_says_how_strong_each_strategy_is(api_client):
+    from games.strength import measured
+
+    body = ok(api_client.get(BOTS))
+    for row in body:
+        assert row["strength"] == measured().get(row["name"])
+
+
+def test_a_table_chooses_its_bot_level_and_it_plays_for_a_resigned_player(make_table, api_client):
+    table = make_table(setup=PLAY_SETUP, bot_strategy="random")
+    assert ok(api_client.get(table.url))["game"]["bot_strategy"] == "random"
+    ok(table.clients[1].post(table.action("resign")))
+    seat = table.game().seats.get(number=1)
+    assert seat.bot_strategy == "random" and seat.resigned
+    events = ok(api_client.get(table.action("events")))["events"]
+    assert events[-1]["data"] == {
+        "type": "seat_resigned",
+        "seat": 1,
+        "player": table.users[1].username,
+        "bot_strategy": "random",
+    }
+
+
+def test_a_table_without_a_level_gets_greedy_and_an_unknown_level_is_refused(make_table, api_client, people):
+    table = make_table(setup=PLAY_SETUP)
+    assert table.game().bot_strategy == "greedy"
+    _, client = people.player()
+    response = client.post("/api/v1/games/", {"bot_strategy": "grandmaster"}, format="json")
+    assert response.status_code == 400 and response.json()["code"] == "validation_error"
+    assert "bot_strategy" in response.json()["errors"]
+
+
+def test_repeated_timeouts_hand_the_seat_to_the_tables_level(make_table):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import Event, Game
+
+    table = make_table(players=2, rounds=None, turn_time_limit=5, bot_strategy="random")
+    handed = None
+    for _ in range(12):
+        game = table.game()
+        if game.status != "running":
+            break
+        Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+        assert services.turn_timeout(game_id=game.pk, expected_seq=game.seq) is not None
+        handed = Event.objects.filter(game=game, type="seat_handed_to_bot").first()
+        if handed:
+            break
+    assert handed is not None, "three timeouts in a row never handed a seat to a bot"
+    assert handed.data["bot_strategy"] == "random" and handed.data["reason"] == "timeouts"
+    assert table.game().seats.get(number=handed.data["seat"]).bot_strategy == "random"

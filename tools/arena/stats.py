@@ -66,7 +66,7 @@ def t_quantile(p: float, df: float) -> float:
     if not 0.0 < p < 1.0:
         raise ValueError("p must be strictly between 0 and 1")
     low, high = -1e4, 1e4
-    for _ in range(200):
+    for _ in range(64):  # 2e4 / 2**64: far below any digit printed
         middle = (low + high) / 2.0
         if t_cdf(middle, df) < p:
             low = middle
@@ -87,15 +87,22 @@ class Estimate:
     high: float
 
 
-def estimate(values: Sequence[float], level: float = 0.95) -> Estimate:
+def _mean_stderr(values: Sequence[float]) -> tuple[float, float]:
     n = len(values)
     if n == 0:
         raise ValueError("no samples")
     mean = math.fsum(values) / n
     if n == 1:
-        return Estimate(1, mean, math.nan, math.nan, math.nan)
+        return mean, math.nan
     variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
-    stderr = math.sqrt(variance / n)
+    return mean, math.sqrt(variance / n)
+
+
+def estimate(values: Sequence[float], level: float = 0.95) -> Estimate:
+    mean, stderr = _mean_stderr(values)
+    n = len(values)
+    if n == 1:
+        return Estimate(1, mean, math.nan, math.nan, math.nan)
     half = t_quantile(0.5 + level / 2.0, n - 1) * stderr
     return Estimate(n, mean, stderr, mean - half, mean + half)
 
@@ -110,15 +117,15 @@ class TTest:
 
 
 def t_test(values: Sequence[float], null: float) -> TTest:
-    est = estimate(values)
-    if est.n < 2:
+    mean, stderr = _mean_stderr(values)
+    if len(values) < 2:
         return TTest(null, math.nan, math.nan)
-    if est.stderr == 0.0:
-        if est.mean == null:
+    if stderr == 0.0:
+        if mean == null:
             return TTest(null, 0.0, 1.0)
-        return TTest(null, math.copysign(math.inf, est.mean - null), 0.0)
-    t = (est.mean - null) / est.stderr
-    return TTest(null, t, 2.0 * t_cdf(-abs(t), est.n - 1))
+        return TTest(null, math.copysign(math.inf, mean - null), 0.0)
+    t = (mean - null) / stderr
+    return TTest(null, t, 2.0 * t_cdf(-abs(t), len(values) - 1))
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -6,7 +6,7 @@ plays on the configured database with throw-away accounts and games that it
 deletes afterwards (``--keep`` keeps them).
 
 1. Reply latency: a human (played by this command through the same service as
-   the API) and a greedy bot, bot delay 0. For each human move: from the moment
+   the API) and a bot of each ``--strategies`` (default greedy), bot delay 0. For each human move: from the moment
    the human's move has committed to the moment the bot's move is visible: its
    commit announced on the game's Redis channel (the notice that wakes waiting
    clients), and checked in the database. Prints p50 and p99.
@@ -36,6 +36,7 @@ from games import services
 from games.engine import Match
 from games.live import game_channel
 from games.models import Game, GameStatus, Move
+from games.strategies import STRATEGIES
 from players.models import User
 
 POLL_SECONDS = 0.0005
@@ -59,6 +60,12 @@ class Command(BaseCommand):
             default=1,
             help="Processes of the one worker (default 1: the solo pool; more: prefork).",
         )
+        parser.add_argument(
+            "--strategies",
+            default="greedy",
+            help="Comma-separated strategies whose reply latency is measured, each on its own duels "
+            "(default greedy; e.g. greedy,easy,medium,hard,strong). The last lines are the first one's.",
+        )
         parser.add_argument("--no-worker", action="store_true", help="Use a worker that is already running.")
         parser.add_argument("--keep", action="store_true", help="Keep the accounts and games made.")
 
@@ -72,8 +79,13 @@ class Command(BaseCommand):
             # A queue of its own: no other worker on this Redis takes the bench's tasks.
             app.conf.task_default_queue = f"bench-{tag}"
             worker = self._start_worker(options["concurrency"], app.conf.task_default_queue)
+        strategies = [name.strip() for name in options["strategies"].split(",") if name.strip()]
+        unknown = [name for name in strategies if name not in STRATEGIES]
+        if not strategies or unknown:
+            raise CommandError(f"--strategies: unknown {unknown}; there are {', '.join(sorted(STRATEGIES))}")
         try:
-            latencies = self._reply_latency(human, options["samples"])
+            by_strategy = {name: self._reply_latency(human, options["samples"], name) for name in strategies}
+            latencies = by_strategy[strategies[0]]
             elapsed, moves = self._bot_matches(human, options["matches"], options["rounds"])
         finally:
             if worker is not None:
@@ -87,6 +99,11 @@ class Command(BaseCommand):
             f"bot_matches: {options['matches']} four-bot matches, {moves} moves in {elapsed:.1f} s "
             f"({moves / elapsed:.0f} bot moves/s)"
         )
+        for name, replies in by_strategy.items():
+            out(
+                f"bot_reply[{name}]: {len(replies)} replies, mean {statistics.fmean(replies):.1f} ms, "
+                f"p50 {_percentile(replies, 0.50):.1f} ms, p99 {_percentile(replies, 0.99):.1f} ms"
+            )
         out(f"bot_reply_samples: {len(latencies)}")
         out(f"bot_reply_mean_ms: {statistics.fmean(latencies):.1f}")
         out(f"bot_reply_p50_ms: {_percentile(latencies, 0.50):.1f}")
@@ -106,9 +123,9 @@ class Command(BaseCommand):
         self.stdout.write(f"worker started (pid {worker.pid}, concurrency {concurrency})")
         return worker
 
-    def _new_duel(self, human: User) -> Game:
+    def _new_duel(self, human: User, strategy: str) -> Game:
         game = services.game_create(creator=human, ruleset={"set_max": 9, "players": 2})
-        services.game_add_bot(game_id=game.pk, by=human, strategy="greedy")
+        services.game_add_bot(game_id=game.pk, by=human, strategy=strategy)
         return services.game_start(game_id=game.pk, by=human)
 
     def _wait(self, game_id: int, predicate: Any, timeout: float = 10.0) -> Game:
@@ -120,7 +137,7 @@ class Command(BaseCommand):
             time.sleep(POLL_SECONDS)
         raise CommandError(f"game {game_id}: the bot did not answer within {timeout} s (is a worker running?)")
 
-    def _reply_latency(self, human: User, samples: int) -> list[float]:
+    def _reply_latency(self, human: User, samples: int, strategy: str) -> list[float]:
         """Waits for the bot through the server's own notice (Redis pub/sub,
         published after the bot's move commits): no busy polling that would steal
         the worker's CPU on a small machine."""
@@ -128,13 +145,13 @@ class Command(BaseCommand):
 
         latencies: list[float] = []
         pubsub = redis.Redis.from_url(settings.REDIS_URL).pubsub(ignore_subscribe_messages=True)
-        game = self._new_duel(human)
+        game = self._new_duel(human, strategy)
         pubsub.subscribe(game_channel(game.pk))
         while len(latencies) < samples:
             game = self._wait(game.pk, lambda g: g.status != GameStatus.RUNNING or g.turn_seat == 0)
             if game.status != GameStatus.RUNNING:
                 pubsub.unsubscribe()
-                game = self._new_duel(human)
+                game = self._new_duel(human, strategy)
                 pubsub.subscribe(game_channel(game.pk))
                 continue
             move = Match.from_dict(game.state).legal_moves(0)[0].to_dict()

@@ -1,0 +1,151 @@
+"""Determinized Monte Carlo search: the ``strong`` strategy and its levels.
+
+From a seat's view alone (``seat_view``: nothing hidden) the search
+
+1. lists the distinct choices: plays of one tile on ends of one pip are the same
+   choice (``sim``), so ``9-4`` on either of two open 9s counts once;
+2. deals the hidden tiles at random, consistently with everything public
+   (``Knowledge.sample``: sizes, tiles seen, what each draw and pass proved);
+3. plays every choice on that one deal (common random numbers: the choices are
+   compared on the same deals) and plays the round out with a fast policy for every
+   seat (``Sim.rollout``), scoring the end of the round by ``utility``;
+4. repeats 2-3 until ``rollouts`` play-outs are spent, dropping the weaker half of
+   the choices as it goes (successive halving), and returns the best choice.
+
+Its cost is bounded by ``rollouts``, a count, so a seeded ``rng`` replays it
+exactly; the caller may pass ``stop`` (a time cap, say) to end it early. The engine
+has no clock, so the time cap, if any, comes from outside (``games.strategies``).
+
+``utility`` turns a round's scores into what the seat wants: to win the match. It
+is the chance of finishing with the lowest total if every later round added normal
+noise of ``spread`` points per seat (a seat far behind gambles, one far ahead
+plays safe), with a little of the plain point difference added to break ties.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .knowledge import Knowledge
+from .sim import DRAW, GREEDY, PASS, play_move
+from .tiles import full_set
+
+Move = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """How hard the search thinks. ``rollouts`` is the budget per decision."""
+
+    rollouts: int = 200
+    policy: int = GREEDY  # the play-out policy (sim.GREEDY / sim.HEAVY)
+    halving: bool = True  # successive halving over the choices (else: equal shares)
+    win_weight: float = 1.0  # 0: points only; 1: the chance to win the match
+    spread: float = 0.0  # per-round points spread for utility (0: from the ruleset)
+    blunder: float = 0.0  # chance of playing a random choice instead (easy levels)
+
+
+def _round_spread(view: Mapping[str, Any]) -> float:
+    """A typical spread of one seat's points in one round: about the points of two
+    average tiles (an average tile of a double-N set has N pips)."""
+    set_max: int = view["ruleset"]["set_max"]
+    return 2.0 * set_max + 4.0
+
+
+def _phi(x: float) -> float:
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))  # the standard normal distribution function
+
+
+def utility_function(view: Mapping[str, Any], settings: SearchSettings) -> Callable[[Sequence[int]], float]:
+    """The value to ``view["seat"]`` of a round ending with these scores."""
+    me: int = view["seat"]
+    totals: list[int] = list(view["totals"])
+    players = len(totals)
+    remaining: int = view["round"]["of"] - view["round"]["number"]
+    spread = settings.spread or _round_spread(view)
+    scale = spread * math.sqrt(2.0 * remaining) if remaining else 0.0
+    others = [s for s in range(players) if s != me]
+    weight = settings.win_weight
+    per_point = 1.0 / (spread * (players - 1))
+
+    def utility(scores: Sequence[int]) -> float:
+        mine = totals[me] + scores[me]
+        points = (sum(scores[s] for s in others) - (players - 1) * scores[me]) * per_point
+        if not weight:
+            return points
+        chance = 1.0
+        if scale:
+            for s in others:
+                chance *= _phi((totals[s] + scores[s] - mine) / scale)
+        else:
+            for s in others:
+                gap = totals[s] + scores[s] - mine
+                chance *= 1.0 if gap > 0 else (0.5 if gap == 0 else 0.0)
+        return weight * chance + 0.05 * points
+
+    return utility
+
+
+def candidates(view: Mapping[str, Any]) -> list[tuple[int, Move]]:
+    """The distinct choices of the seat to move: (sim move, the first legal move that
+    makes it). Plays of one tile on ends needing one pip are one choice."""
+    pips = {end["id"]: end["pip"] for end in view["open_ends"]}
+    index = {f"{h}-{lo}": i for i, (h, lo) in enumerate(full_set(view["ruleset"]["set_max"]))}
+    seen: dict[int, Move] = {}
+    for move in view["legal_moves"]:
+        kind = move["type"]
+        key = play_move(index[move["tile"]], pips[move["end"]]) if kind == "play" else DRAW if kind == "draw" else PASS
+        seen.setdefault(key, move)
+    return list(seen.items())
+
+
+def search_move(
+    view: Mapping[str, Any],
+    rng: random.Random,
+    settings: SearchSettings,
+    stop: Callable[[], bool] | None = None,
+) -> Move:
+    """The move the search picks for the seat to move in ``view``."""
+    legal = view["legal_moves"]
+    if len(legal) == 1:
+        return dict(legal[0])
+    choices = candidates(view)
+    if len(choices) == 1:
+        return dict(choices[0][1])
+    if settings.blunder and rng.random() < settings.blunder:
+        return dict(choices[rng.randrange(len(choices))][1])
+    knowledge = Knowledge(view, random.Random(rng.random()))
+    utility = utility_function(view, settings)
+    policy = settings.policy
+    alive = list(range(len(choices)))
+    totals = [0.0] * len(choices)
+    counts = [0] * len(choices)
+    budget = settings.rollouts
+    spent = 0
+    # Successive halving: the budget in rounds; after each round the weaker half goes.
+    stages = max(1, math.ceil(math.log2(len(choices)))) if settings.halving else 1
+    for stage in range(stages):
+        share = (budget - spent) // (stages - stage)
+        deals = max(1, share // len(alive))
+        for _ in range(deals):
+            deal = knowledge.sample(rng)
+            for c in alive:
+                sim = deal.copy()
+                sim.apply(choices[c][0])
+                totals[c] += utility(sim.rollout(rng, policy))
+                counts[c] += 1
+            spent += len(alive)
+            if stop is not None and stop():
+                break
+        else:
+            if len(alive) > 1 and stage < stages - 1:
+                alive.sort(key=lambda c: totals[c] / counts[c], reverse=True)
+                alive = alive[: max(1, (len(alive) + 1) // 2)]
+            continue
+        break
+    best = max(alive, key=lambda c: totals[c] / counts[c] if counts[c] else -math.inf)
+    return dict(choices[best][1])

@@ -1,0 +1,1 @@
+"""Tests of the developer tools (``tools/``) that run without a server."""

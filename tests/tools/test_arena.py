@@ -1,0 +1,197 @@
+"""The arena (``tools/arena``): its statistics, its duplicate schedule, its summary
+per strategy, and a tiny run end to end (command line and ``manage.py arena``)."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from tools.arena.cli import main, split_seats
+from tools.arena.lineup import LineupError, parse_spec, strategy
+from tools.arena.play import MatchResult
+from tools.arena.report import summarize, table
+from tools.arena.runner import ArenaConfig, run, schedule
+from tools.arena.stats import estimate, percentile, regularized_beta, t_cdf, t_quantile, t_test
+
+# -- statistics ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("p", "df", "expected"),
+    [
+        (0.975, 1, 12.7062),
+        (0.95, 1, 6.3138),
+        (0.975, 5, 2.5706),
+        (0.995, 10, 3.1693),
+        (0.975, 10, 2.2281),
+        (0.975, 30, 2.0423),
+        (0.975, 1_000_000, 1.9600),
+        (0.025, 10, -2.2281),
+    ],
+)
+def test_t_quantiles_match_the_tables(p: float, df: float, expected: float) -> None:
+    assert t_quantile(p, df) == pytest.approx(expected, abs=1e-4)
+
+
+def test_t_distribution_function() -> None:
+    assert t_cdf(0.0, 7) == pytest.approx(0.5)
+    assert t_cdf(2.2281, 10) == pytest.approx(0.975, abs=1e-5)
+    assert t_cdf(-2.2281, 10) == pytest.approx(0.025, abs=1e-5)
+    assert t_cdf(1.0, 1) == pytest.approx(0.75)  # Cauchy: 1/2 + atan(1)/pi
+    assert t_cdf(math.inf, 3) == 1.0 and t_cdf(-math.inf, 3) == 0.0
+    assert regularized_beta(0.5, 2, 2) == pytest.approx(0.5)
+    assert regularized_beta(0.3, 1, 1) == pytest.approx(0.3)
+    assert regularized_beta(0.2, 2, 3) == pytest.approx(0.1808)  # 1 - (1-x)^4 - 4x(1-x)^3... = 0.1808
+    with pytest.raises(ValueError):
+        t_quantile(1.0, 3)
+
+
+def test_estimate_is_the_mean_with_a_t_interval() -> None:
+    values = [5.1, 4.9, 5.6, 5.8, 6.0, 5.7]
+    est = estimate(values)
+    mean = sum(values) / 6
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / 5)
+    assert est.n == 6 and est.mean == pytest.approx(mean)
+    assert est.stderr == pytest.approx(sd / math.sqrt(6))
+    half = 2.5706 * sd / math.sqrt(6)
+    assert est.low == pytest.approx(mean - half, abs=1e-4) and est.high == pytest.approx(mean + half, abs=1e-4)
+    one = estimate([3.0])
+    assert one.mean == 3.0 and math.isnan(one.low)
+    with pytest.raises(ValueError):
+        estimate([])
+
+
+def test_t_test_against_a_null() -> None:
+    values = [5.1, 4.9, 5.6, 5.8, 6.0, 5.7]
+    test = t_test(values, 5.0)
+    est = estimate(values)
+    assert test.t == pytest.approx((est.mean - 5.0) / est.stderr)
+    assert test.p == pytest.approx(2 * (1 - t_cdf(abs(test.t), 5)))
+    # t = 2.969 on 5 degrees of freedom; the closed form of Student's t for 5 degrees
+    # (1/2 + (θ + sin θ cos θ (1 + 2/3 cos² θ)) / π, θ = atan(t / √5)) gives p = 0.03118.
+    assert test.t == pytest.approx(2.96926, abs=1e-4)
+    assert test.p == pytest.approx(0.031179, abs=1e-5)
+    assert t_test([0.25] * 10, 0.25).p == 1.0
+    assert t_test([0.5] * 10, 0.25).p == 0.0 and t_test([0.5] * 10, 0.25).t == math.inf
+    assert math.isnan(t_test([0.5], 0.25).p)
+
+
+def test_a_fair_coin_is_rejected_about_one_time_in_twenty() -> None:
+    """The test's size: deals of a strategy no better than the null are rejected at
+    the 5% level about 5% of the time."""
+    rng = random.Random(1)
+    rejected = sum(t_test([float(rng.random() < 0.25) for _ in range(60)], 0.25).p < 0.05 for _ in range(400))
+    assert 8 <= rejected <= 36
+
+
+def test_percentile_by_nearest_rank() -> None:
+    values = list(range(1, 101))
+    assert percentile(values, 0.99) == 99
+    assert percentile(values, 1.0) == 100
+    assert percentile(values, 0.5) == 50
+    assert percentile([7.0], 0.99) == 7.0
+    assert math.isnan(percentile([], 0.99))
+
+
+# -- line-ups and the schedule -------------------------------------------------------------------
+
+
+def test_specs() -> None:
+    assert parse_spec("greedy") == ("greedy", {})
+    assert parse_spec("strong:rollouts=50,win_weight=0.5,halving=false") == (
+        "strong",
+        {"rollouts": 50, "win_weight": 0.5, "halving": False},
+    )
+    assert split_seats("strong:rollouts=50+policy=1, greedy") == ("strong:rollouts=50,policy=1", "greedy")
+    for bad in ("nobody", "greedy:rollouts=3", "strong:speed=3", "strong:rollouts=x", "strong:rollouts"):
+        with pytest.raises(LineupError):
+            parse_spec(bad)
+    assert callable(strategy("strong:rollouts=8"))
+
+
+def test_every_deal_is_played_once_per_rotation() -> None:
+    config = ArenaConfig(lineup=("strong", "greedy", "greedy"), matches=10, seed=4, ruleset={"set_max": 6})
+    jobs = schedule(config)
+    assert config.deals == 4 and len(jobs) == 12  # 10 matches, rounded up to whole deals
+    for deal in range(4):
+        rotations = [j for j in jobs if j.deal == deal]
+        assert len({j.seed for j in rotations}) == 1
+        assert sorted(j.rotation for j in rotations) == [0, 1, 2]
+        for seat in range(3):  # each spec sits at each seat as often as it appears in the line-up
+            assert sorted(j.seats[seat] for j in rotations) == ["greedy", "greedy", "strong"]
+    assert len({j.seed for j in jobs}) == 4
+    assert schedule(config) == jobs  # the run's seed makes the deals
+    assert (
+        schedule(ArenaConfig(lineup=config.lineup, matches=10, seed=5, ruleset={"set_max": 6}))[0].seed != jobs[0].seed
+    )
+
+
+def test_summary_counts_shared_wins_as_shares_and_pairs_by_deal() -> None:
+    config = ArenaConfig(lineup=("a", "b"), matches=4)
+
+    def result(deal: int, rotation: int, winners: list[int]) -> MatchResult:
+        seats = ["a", "b"] if rotation == 0 else ["b", "a"]
+        return MatchResult(deal, rotation, seats, [10, 20], winners, 50, [[0.001, 0.003], [0.002]])
+
+    results = [
+        result(0, 0, [0]),  # a wins
+        result(0, 1, [1]),  # a wins (seat 1)
+        result(1, 0, [0, 1]),  # a shared win: a half each
+        result(1, 1, [0]),  # b wins
+    ]
+    a, b = summarize(config, results)
+    assert (a.spec, a.seats, a.matches) == ("a", 1, 4)
+    assert a.win.mean == pytest.approx((1.0 + 0.25) / 2)  # deal 0: 1; deal 1: (0.5 + 0) / 2
+    assert b.win.mean == pytest.approx(1 - a.win.mean)
+    assert a.test.null == 0.5 and a.test.t == pytest.approx(-b.test.t)
+    assert a.points.mean == pytest.approx(15.0)
+    assert a.decisions == 2 + 1 + 2 + 1 == b.decisions
+    assert a.cpu_mean_ms == pytest.approx(1000 * (0.001 + 0.003 + 0.002) * 2 / 6)
+    assert a.cpu_p99_ms == pytest.approx(3.0)
+    lines = table(config, [a, b], 1.0)
+    assert lines[1].split()[:3] == ["strategy", "seats", "win/seat"] and lines[2].startswith("a ")
+
+
+# -- a whole run -------------------------------------------------------------------------------
+
+
+def test_a_small_run_is_consistent_and_replays() -> None:
+    config = ArenaConfig(lineup=("greedy", "random"), matches=4, seed=3, ruleset={"set_max": 6, "rounds": 2})
+    results = run(config)
+    assert [(r.deal, r.rotation) for r in results] == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    for r in results:
+        assert len(r.totals) == 2 and r.winners and sum(r.shares) == pytest.approx(1.0)
+        assert all(t >= 0 for seat in r.cpu for t in seat)
+    again = run(config)
+    assert [(r.totals, r.winners) for r in again] == [(r.totals, r.winners) for r in results]
+    # The rotation hands each deal's seats to the other strategy: same deal, other player.
+    assert results[0].seats == ["greedy", "random"] and results[1].seats == ["random", "greedy"]
+
+
+def test_the_command_line_prints_the_table_and_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "arena.json"
+    argv = ["--seats", "strong:rollouts=6,greedy", "--matches", "2", "--set-max", "6", "--rounds", "1"]
+    assert main([*argv, "--processes", "2", "--json", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("arena: 2 matches (1 deals x 2 rotations), double-6, 2 players, 1 rounds")
+    assert [line.split()[0] for line in printed[2:4]] == ["strong:rollouts=6", "greedy"]
+    document = json.loads(out.read_text())
+    assert document["config"]["lineup"] == ["strong:rollouts=6", "greedy"]
+    assert len(document["matches"]) == 2 and {s["spec"] for s in document["summaries"]} == {
+        "strong:rollouts=6",
+        "greedy",
+    }
+    with pytest.raises(SystemExit):
+        main(["--seats", "nobody,greedy"])
+
+
+def test_manage_py_arena(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("arena", "--seats", "greedy,random", "--matches", "2", "--set-max", "6", "--rounds", "1", "--quiet")
+    assert "greedy" in capsys.readouterr().out
+    with pytest.raises(CommandError):
+        call_command("arena", "--seats", "greedy,random", "--set-max", "7", "--quiet")

@@ -1,0 +1,117 @@
+"""The arena's command line, shared by ``manage.py arena`` and ``python -m tools.arena``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from games.engine import RulesetError
+
+from .lineup import LineupError
+from .report import document, summarize, table
+from .runner import ArenaConfig, run
+
+EXAMPLES = """examples:
+  arena --seats strong,greedy,greedy,greedy --matches 2000 --processes 2
+  arena --seats strong,greedy --matches 400
+  arena --seats strong,strong:rollouts=50,greedy,greedy --matches 400 --json out.json
+"""
+
+
+def add_arguments(parser: Any) -> None:
+    parser.add_argument(
+        "--seats",
+        required=True,
+        help="The line-up: a strategy spec per seat, comma-separated (e.g. strong,greedy,greedy,greedy); "
+        "a search level takes settings after a colon, separated by '+': strong:rollouts=50+policy=1.",
+    )
+    parser.add_argument(
+        "--matches", type=int, default=100, help="Matches to play, rounded up to whole deals (default 100)."
+    )
+    parser.add_argument("--seed", type=int, default=1, help="Seed of the deals (default 1).")
+    parser.add_argument(
+        "--processes", type=int, default=os.cpu_count() or 1, help="Processes playing at once (default: every core)."
+    )
+    parser.add_argument("--set-max", type=int, default=9, help="Double-N set (default 9).")
+    parser.add_argument("--hand-size", type=int, default=None, help="Hand size (default: the rules' table).")
+    parser.add_argument("--spinner-arms", type=int, default=4, help="Spinner arms, 4 or 6 (default 4).")
+    parser.add_argument("--rounds", type=int, default=None, help="Rounds per match (default: one per double).")
+    parser.add_argument("--double-blank-points", type=int, default=50, help="Points of the 0-0 (default 50).")
+    parser.add_argument("--json", default=None, help="Write every result and the summary to this file.")
+    parser.add_argument("--quiet", action="store_true", help="No progress lines on stderr.")
+
+
+def split_seats(text: str) -> tuple[str, ...]:
+    """``a,b:x=1+y=2,c`` -> ``("a", "b:x=1,y=2", "c")`` (``+`` separates a spec's settings)."""
+    return tuple(spec.strip().replace("+", ",") for spec in text.split(",") if spec.strip())
+
+
+def config_from(options: dict[str, Any]) -> ArenaConfig:
+    ruleset = {
+        "set_max": options["set_max"],
+        "hand_size": options["hand_size"],
+        "spinner_arms": options["spinner_arms"],
+        "rounds": options["rounds"],
+        "double_blank_points": options["double_blank_points"],
+    }
+    return ArenaConfig(
+        lineup=split_seats(options["seats"]),
+        matches=options["matches"],
+        seed=options["seed"],
+        processes=max(1, options["processes"]),
+        ruleset=ruleset,
+    )
+
+
+def progress_printer(write: Callable[[str], None]) -> Callable[[int, int], None]:
+    start = time.monotonic()
+    step = [0]
+
+    def progress(done: int, total: int) -> None:
+        tenth = math.floor(10 * done / total)
+        if tenth > step[0] or done == total:
+            step[0] = tenth
+            write(f"arena: {done}/{total} matches, {time.monotonic() - start:.0f} s")
+
+    return progress
+
+
+def execute(options: dict[str, Any], out: Callable[[str], None], err: Callable[[str], None]) -> None:
+    """Run the arena as ``options`` ask; ``ValueError`` for bad options."""
+    config = config_from(options)
+    try:
+        config.check()
+    except (LineupError, RulesetError) as error:
+        raise ValueError(str(getattr(error, "message", error))) from error
+    start = time.monotonic()
+    results = run(config, None if options["quiet"] else progress_printer(err))
+    seconds = time.monotonic() - start
+    summaries = summarize(config, results)
+    for line in table(config, summaries, seconds):
+        out(line)
+    if options["json"]:
+        Path(options["json"]).write_text(json.dumps(document(config, results, summaries, seconds)))
+        out(f"json: {options['json']}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.arena",
+        description="Play strategies against each other on the pure engine (duplicate format).",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_arguments(parser)
+    options = vars(parser.parse_args(argv))
+    try:
+        execute(options, print, lambda line: print(line, file=sys.stderr))
+    except ValueError as error:
+        parser.error(str(error))
+    return 0
