@@ -22,6 +22,12 @@ Use::
 * Open ends have ids ``e1, e2, ...`` that never change while a round runs.
 * ``seat_view`` / ``public_view`` / ``full_view`` are what a seat, a spectator and a
   moderator may see; only ``full_view`` holds other hands, the boneyard and the seed.
+
+For strategies that search (``docs/bots.md``): ``Match.copy()`` is a cheap exact
+copy; ``sim.Sim`` is a running round in compact form with the same rules, for
+fast play-outs (``rollout``); ``knowledge.Knowledge`` reads a seat's view and
+samples the hidden tiles consistently with everything public; ``search`` is the
+determinized Monte Carlo search behind the ``strong`` strategy.
 """
 
 from .errors import RULE_CODES, SETUP_CODES, EngineError, RuleError, RulesetError
