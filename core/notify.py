@@ -1,14 +1,20 @@
 """Notices between processes: wake the clients waiting on something that changed.
 
-A notice is a channel name and carries no data ("game 7 changed", "account 3's
-credentials changed"): the database stays the source of truth, and a waiter that
-wakes (or times out) reads what it needs from there. A missed notice therefore
-delays a client, never misleads one.
+A notice is a channel name ("game 7 changed", "account 3's credentials changed"),
+optionally with a message (any JSON value) that a waiter may use instead of reading:
+the database stays the source of truth, and a waiter that wakes (or times out) with
+nothing it can use reads what it needs from there. A missed notice therefore delays
+a client, never misleads one.
 
-* ``publish(channels)`` wakes the waiters on those channels in this process and,
-  when Redis is configured, publishes them so that every other process wakes its
+* ``publish(channels, message)`` wakes the waiters on those channels in this process
+  and, when Redis is configured, publishes them so that every other process wakes its
   waiters too. Redis may be away: publishing then skips it (``core.cache.REDIS``).
-* ``HUB.subscription(channels)`` is what an async view waits on. With Redis, one
+* ``HUB.subscription(channels)`` is what an async view waits on: an ``asyncio.Event``
+  set by every notice; with ``messages=True`` it also keeps, until ``take()``, the
+  (channel, message) of each notice (None: a notice without a message, or one whose
+  message was dropped). A message from Redis is decoded once per process, and only
+  when a waiter there keeps messages of its channel: a notice fans out in a process
+  as references to one decoded value. With Redis, one
   pattern subscription per process (started with the first waiter) feeds the hub.
   Without Redis (the embedded default) notices from other processes never come,
   so waiters also re-read the database every ``poll_seconds()`` (short without
@@ -25,10 +31,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import threading
-from collections import defaultdict
-from collections.abc import AsyncIterator, Iterable
+from collections import defaultdict, deque
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from functools import lru_cache
 from typing import Any
@@ -40,6 +47,8 @@ from core.cache import REDIS
 log = logging.getLogger(__name__)
 
 PREFIX = "cf:"
+#: Notices a waiter keeps until it takes them; past that, they collapse into bare notices.
+INBOX_MAX = 64
 
 
 def user_channel(user_id: int) -> str:
@@ -58,34 +67,89 @@ def poll_seconds() -> float:
     return float(settings.LIVE_POLL_SECONDS_EMBEDDED)
 
 
+Notice = tuple[str, Any]  # (channel, message or None)
+
+
+class Waiter(asyncio.Event):
+    """What a subscription yields: set by every notice on its channels; with an
+    inbox (``messages=True``), it also keeps the notices until ``take()``."""
+
+    def __init__(self, *, keep: bool) -> None:
+        super().__init__()
+        self._inbox: deque[Notice] | None = deque() if keep else None
+
+    def deliver(self, channel: str, message: Any) -> None:
+        """Called in the waiter's loop."""
+        inbox = self._inbox
+        if inbox is not None:
+            if len(inbox) >= INBOX_MAX:  # a waiter that does not take: keep "look again" only
+                channels = dict.fromkeys([*(c for c, _ in inbox), channel])
+                inbox.clear()
+                inbox.extend((c, None) for c in channels)
+            else:
+                inbox.append((channel, message))
+        self.set()
+
+    def take(self) -> list[Notice]:
+        """The notices kept since the last ``take``, oldest first."""
+        if not self._inbox:
+            return []
+        notices = list(self._inbox)
+        self._inbox.clear()
+        return notices
+
+
 class Hub:
-    """Channel -> the asyncio events of the waiters in this process."""
+    """Channel -> the waiters of this process (each with its loop)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._waiters: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = defaultdict(set)
+        self._waiters: dict[str, set[tuple[asyncio.AbstractEventLoop, Waiter]]] = defaultdict(set)
+        self._keepers: dict[str, int] = defaultdict(int)  # channel -> its waiters that keep messages
         self._listeners: dict[asyncio.AbstractEventLoop, asyncio.Task[None]] = {}
         self._subscribed: set[asyncio.AbstractEventLoop] = set()  # loops whose Redis subscription is live
 
-    def notify(self, channels: Iterable[str]) -> None:
-        """Wake every waiter on ``channels``; safe from any thread."""
-        with self._lock:
-            targets = [w for channel in channels for w in self._waiters.get(channel, ())]
-        for loop, event in targets:
+    def notify(self, channels: Iterable[str], message: Any = None) -> None:
+        """Wake every waiter on ``channels`` (with ``message``, to those that keep
+        messages; it is shared, not copied: waiters must not change it); safe from any thread."""
+        for channel in channels:
+            with self._lock:
+                targets = list(self._waiters.get(channel, ()))
+            self._deliver(targets, channel, message)
+
+    @staticmethod
+    def _deliver(targets: list[tuple[asyncio.AbstractEventLoop, Waiter]], channel: str, message: Any) -> None:
+        for loop, waiter in targets:
             if loop.is_closed():
                 continue
             with contextlib.suppress(RuntimeError):  # the loop closed in between
-                loop.call_soon_threadsafe(event.set)
+                loop.call_soon_threadsafe(waiter.deliver, channel, message)
+
+    def _notify_raw(self, channel: str, data: Any) -> None:
+        """A notice from Redis: its message (JSON text) is decoded once, and only if
+        a waiter here keeps messages of ``channel``."""
+        with self._lock:
+            targets = list(self._waiters.get(channel, ()))
+            keeps = self._keepers.get(channel, 0) > 0
+        if not targets:
+            return
+        message = None
+        if keeps and data:
+            with contextlib.suppress(ValueError, TypeError):  # not JSON: a bare notice
+                message = json.loads(data)
+        self._deliver(targets, channel, message)
 
     @asynccontextmanager
-    async def subscription(self, channels: list[str]) -> AsyncIterator[asyncio.Event]:
+    async def subscription(self, channels: list[str], *, messages: bool = False) -> AsyncIterator[Waiter]:
         loop = asyncio.get_running_loop()
-        waiter = (loop, asyncio.Event())
+        waiter = (loop, Waiter(keep=messages))
         if settings.REDIS_URL:
             self._ensure_listener(loop)
         with self._lock:
             for channel in channels:
                 self._waiters[channel].add(waiter)
+                if messages:
+                    self._keepers[channel] += 1
         try:
             yield waiter[1]
         finally:
@@ -94,6 +158,10 @@ class Hub:
                     self._waiters[channel].discard(waiter)
                     if not self._waiters[channel]:
                         del self._waiters[channel]
+                    if messages:
+                        self._keepers[channel] -= 1
+                        if self._keepers[channel] <= 0:
+                            del self._keepers[channel]
 
     @property
     def listening(self) -> bool:
@@ -133,7 +201,8 @@ class Hub:
                                 self.notify_all()  # notices sent while unsubscribed are lost: re-read once
                         elif message.get("type") == "pmessage":
                             channel = message["channel"]
-                            self.notify([channel.decode() if isinstance(channel, bytes) else channel])
+                            channel = channel.decode() if isinstance(channel, bytes) else channel
+                            self._notify_raw(channel, message.get("data"))
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # Redis went away: waiters poll the database meanwhile
@@ -161,15 +230,18 @@ def _redis() -> Any:
     return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5)
 
 
-def publish(channels: Iterable[str], message: str = "") -> None:
-    """Wake every waiter on ``channels``, in this process and (with Redis) all others."""
-    channels = list(channels)
-    HUB.notify(channels)
+def publish(channels: Iterable[str], message: Any = None, *, messages: Mapping[str, Any] | None = None) -> None:
+    """Wake every waiter on ``channels``, in this process and (with Redis) all others,
+    with ``message`` (a JSON value; None: none) - or, for a channel ``messages`` names,
+    with that one."""
+    notices = {channel: message for channel in channels} | dict(messages or {})
+    for channel, value in notices.items():
+        HUB.notify([channel], value)
     if settings.REDIS_URL and not REDIS.is_open:
         try:
             pipe = _redis().pipeline(transaction=False)
-            for channel in channels:
-                pipe.publish(channel, message)
+            for channel, value in notices.items():
+                pipe.publish(channel, "" if value is None else json.dumps(value, separators=(",", ":")))
             pipe.execute()
         except Exception as error:  # waiters elsewhere catch up by polling
             REDIS.failed(error)

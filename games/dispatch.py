@@ -28,8 +28,8 @@ from celery import current_app
 from django.utils import timezone
 
 from core.breaker import Breaker
-from games import live, turns
-from games.models import Seat
+from games import live, selectors, turns
+from games.models import Event, GameStatus, Seat
 from games.turns import PendingTurn
 
 log = logging.getLogger(__name__)
@@ -43,6 +43,9 @@ BOT_GRACE = timedelta(seconds=5)
 #: The names the follow-up tasks are registered under (``bots.tasks``, ``games.tasks``).
 BOT_TURN_TASK = "bots.play_bot_turn"
 TURN_CLOCK_TASK = "games.turn_timeout"
+#: How many of the game's last events its notice carries (read once per change when
+#: the change does not hand them over): enough for the events of one move.
+NOTICE_EVENTS = 6
 
 #: The broker as this process sees it: after a failed send, follow-ups are not
 #: sent for a second (a move's answer must not wait on a dead broker); what they
@@ -58,6 +61,10 @@ class FollowUp:
     bot_delay_ms: int
     deadline: datetime | None
     user_ids: tuple[int, ...] | None = None  # the seated accounts; None: look them up
+    # The game's status at ``seq`` and the change's events (ending at ``seq``), when the
+    # change hands them over; None: the notice reads the last events itself.
+    status: GameStatus | str | None = None
+    events: tuple[Event, ...] | None = None
 
 
 def after_commit(plan: FollowUp) -> None:
@@ -68,7 +75,10 @@ def after_commit(plan: FollowUp) -> None:
             players = Seat.objects.filter(game_id=plan.game_id, player__isnull=False).values_list(
                 "player_id", flat=True
             )
-        live.publish(game_id=plan.game_id, seq=plan.seq, user_ids=[p for p in players if p is not None])
+        seq, status, events = _notice_events(plan)
+        live.publish(
+            game_id=plan.game_id, seq=seq, user_ids=[p for p in players if p is not None], status=status, events=events
+        )
     except Exception:  # waiters re-read the database: a lost notice only delays them
         log.exception("could not publish game %s seq %s", plan.game_id, plan.seq)
     if plan.bot_turn:
@@ -77,6 +87,23 @@ def after_commit(plan: FollowUp) -> None:
         countdown = max(0.0, (plan.deadline - timezone.now()).total_seconds())
         if countdown <= MAX_COUNTDOWN_SECONDS:
             _send(TURN_CLOCK_TASK, plan.game_id, plan.seq, countdown)
+
+
+def _notice_events(plan: FollowUp) -> tuple[int, str | None, tuple[Event, ...]]:
+    """The seq, status and last events the game's notice carries (status None: a
+    bare notice). Read in one statement unless the change handed them over; a
+    failed read costs the streams a read each, not the notice."""
+    if plan.status is not None and plan.events is not None:
+        return plan.seq, str(plan.status), plan.events
+    try:
+        tail = selectors.event_tail(game_id=plan.game_id, count=NOTICE_EVENTS)
+    except Exception:
+        log.warning("game %s seq %s: publishing a bare notice (could not read its events)", plan.game_id, plan.seq)
+        return plan.seq, None, ()
+    if tail is None or tail[0] < plan.seq:  # no events yet (or a read that cannot be right)
+        return plan.seq, None, ()
+    seq, status, events = tail
+    return seq, status, tuple(events)
 
 
 def _send(task: str, game_id: int, seq: int, countdown: float, *, force: bool = False) -> bool:

@@ -2,8 +2,12 @@
 
 A waiter subscribes to its channels (``games.live``) before it reads, reads the
 database each time a notice wakes it (or the poll interval passes), and sends
-what it has not sent yet: a notice only says "look again", so a resumed stream or
-a repeated long-poll never skips or repeats an event. Everything here is a
+what it has not sent yet: a notice says "look again", so a resumed stream or
+a repeated long-poll never skips or repeats an event. A game's stream may skip
+the read: when every notice that woke it carries the game's last events
+(``live.GameNotice``) and they follow on from the last event it sent, it sends
+them as they are; a gap, a bare notice or the poll interval sends it to the
+database as before. Everything here is a
 coroutine: a waiting client holds neither a thread nor a database connection
 (``core.async_views.db_call`` borrows one for each read). How the events are
 written on the wire is ``core.sse``'s business.
@@ -15,6 +19,7 @@ every viewer gets the same event payloads; the snapshot is the viewer's own view
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import suppress
 from dataclasses import dataclass
@@ -24,10 +29,10 @@ from django.conf import settings
 from rest_framework.request import Request
 
 from core.async_views import db_call
-from core.notify import auth_channel
+from core.notify import Notice, auth_channel
 from core.sse import KEEP_ALIVE, retry_hint, sse
-from games import output, selectors
-from games.live import HUB, game_channel, poll_seconds, user_channel
+from games import selectors
+from games.live import HUB, GameNotice, database_tag, event_frame, game_channel, poll_seconds, user_channel
 from games.models import GameStatus
 from games.serializers import AccountGameOutput
 from players import selectors as player_selectors
@@ -36,7 +41,9 @@ OVER = (GameStatus.FINISHED, GameStatus.ABORTED)
 
 # What a stream's reader says after each read: read again at once, wait for a wake, or close.
 MORE, WAIT, END = "more", "wait", "end"
-Reader = Callable[[], Awaitable[tuple[list[str], str]]]
+# A reader gets the notices that woke the stream since its last read (none: the poll
+# interval passed, or it reads again at once).
+Reader = Callable[[list[Notice]], Awaitable[tuple[list[str], str]]]
 
 
 async def _wait(wake: asyncio.Event, seconds: float) -> None:
@@ -104,20 +111,26 @@ async def event_stream(
     # and, in case that notice was lost (Redis away), every LIVE_CREDENTIALS_RECHECK_SECONDS -
     # and once right after subscribing, for a change between the request's authentication
     # and then. Subscribed before the snapshot goes out: a client that has it misses nothing.
+    # (A stream without credentials has nothing to re-check: never due - else its waits
+    # would all be 0 s and it would read the database in a loop.)
     recheck = settings.LIVE_CREDENTIALS_RECHECK_SECONDS
-    next_check = loop.time()
+    next_check = loop.time() if credentials is not None else math.inf
     watched = [auth_channel(credentials.user_id)] if credentials else []
-    async with HUB.subscription([channel, *watched]) as wake, HUB.subscription(watched) as changed:
+    async with (
+        HUB.subscription([channel, *watched], messages=True) as wake,
+        HUB.subscription(watched) as changed,
+    ):
         yield retry_hint() + sse(snapshot, event="snapshot")
         next_ping = loop.time() + keepalive
         while True:
             wake.clear()  # before reading: a notice during the read is not lost
+            notices = wake.take()  # those that came since the last read (none: a timeout)
             if credentials is not None and (changed.is_set() or loop.time() >= next_check):
                 changed.clear()
                 next_check = loop.time() + recheck
                 if not await credentials.still_valid():
                     return
-            messages, state = await read()
+            messages, state = await read(notices)
             for message in messages:
                 yield message
             if state == END:
@@ -145,25 +158,58 @@ async def event_stream(
 
 
 class _GameReader:
-    """A game's events after ``after``, page by page; ``end`` once the game is over."""
+    """A game's events after ``after``, page by page; ``end`` once the game is over.
+
+    The first read, a read after a page that said ``more``, and a read woken by
+    anything but usable game notices (``live.GameNotice``) read the database. Else
+    each notice in turn: one whose events all were sent already is ignored; one
+    that goes on from ``after`` sends its frames from ``after + 1`` (and ``end``
+    when the game is over at its seq); one that starts past ``after + 1`` (a gap)
+    sends the reader to the database for the rest."""
 
     def __init__(self, game_id: int, after: int) -> None:
         self.game_id = game_id
         self.after = after
+        self.channel = game_channel(game_id)
+        self.db = database_tag()
+        self._read_db = True  # the next read goes to the database whatever woke it
+        self.reads = 0  # database reads (for the tests)
 
-    async def read(self) -> tuple[list[str], str]:
+    async def read(self, notices: list[Notice]) -> tuple[list[str], str]:
+        messages: list[str] = []
+        if not self._read_db:
+            mine = [GameNotice.of(self.game_id, m, db=self.db) for channel, m in notices if channel == self.channel]
+            if mine and all(notice is not None for notice in mine):
+                for notice in mine:
+                    assert notice is not None
+                    if notice.first > self.after + 1:
+                        break  # a gap: the database has the events in between
+                    messages += notice.frames[self.after + 1 - notice.first :]
+                    self.after = max(self.after, notice.seq)
+                    if notice.seq == self.after and notice.status in OVER:
+                        return [*messages, self._end(notice.status)], END
+                else:
+                    return messages, WAIT
+        more, state = await self._from_database()
+        return messages + more, state
+
+    async def _from_database(self) -> tuple[list[str], str]:
+        self.reads += 1
         page = await db_call(selectors.event_page, game_id=self.game_id, after=self.after)
         messages = []
         for event in page["events"]:
-            messages.append(sse(output.event_output(event), event=event.type, event_id=event.seq))
+            messages.append(event_frame(event))
             self.after = event.seq
+        self._read_db = page["has_more"]
         if page["has_more"]:
             return messages, MORE
         if page["status"] in OVER:
-            # With the last seq as its id: a browser's EventSource reconnects with it and gets 204.
-            messages.append(sse({"seq": self.after, "status": page["status"]}, event="end", event_id=self.after))
-            return messages, END
+            return [*messages, self._end(page["status"])], END
         return messages, WAIT
+
+    def _end(self, status: str) -> str:
+        # With the last seq as its id: a browser's EventSource reconnects with it and gets 204.
+        return sse({"seq": self.after, "status": status}, event="end", event_id=self.after)
 
 
 def game_stream(
@@ -185,7 +231,7 @@ class _AccountReader:
         self.user = user
         self.known = {g["game"]: g for g in games}
 
-    async def read(self) -> tuple[list[str], str]:
+    async def read(self, notices: list[Notice]) -> tuple[list[str], str]:
         messages = []
         for row in await db_call(selectors.account_game_list, user=self.user, also=list(self.known)):
             before = self.known.get(row["game"])
