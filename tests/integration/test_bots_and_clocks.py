@@ -3,6 +3,8 @@ against the real PostgreSQL test database. Nothing here is eager or mocked."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import psycopg
 
 from games import services
@@ -163,3 +165,40 @@ def test_killing_the_worker_mid_match_and_starting_another_finishes_it(make_play
     game = wait_for(lambda: finished(game.pk), timeout=90, what="the match to finish after the crash")
     assert Move.objects.filter(game=game).count() > moves_at_kill
     assert_replays(game)
+
+
+def test_clocks_fire_on_time_while_the_worker_is_busy_with_strong_bots(make_player, start_worker):
+    """One worker process, three tables of four `strong` bots playing at once, and a
+    table whose two players never move (1-s clock, level `strong`): every timeout still
+    comes within 2 s of its deadline, while the bots keep playing."""
+    start_worker()
+    host = make_player("host")
+    busy = [
+        bot_table(host, ruleset={"set_max": 6, "players": 4, "rounds": 2}, strategies=("strong",) * 4) for _ in range(3)
+    ]
+    alice, bob = make_player("alice"), make_player("bob")
+    clock = services.game_create(
+        creator=alice, ruleset={"set_max": 6, "players": 2, "rounds": 1}, turn_time_limit=1, bot_strategy="strong"
+    )
+    services.game_join(game_id=clock.pk, player=bob)
+    for game in busy:
+        services.game_start(game_id=game.pk, by=host)
+    services.game_start(game_id=clock.pk, by=alice)
+    clock.refresh_from_db()
+    assert clock.turn_deadline is not None
+    started = clock.turn_deadline - timedelta(seconds=1)
+
+    def four_timeouts() -> list[Move] | None:
+        found = list(Move.objects.filter(game=clock, source=MoveSource.TIMEOUT).order_by("number")[:4])
+        return found if len(found) == 4 else None
+
+    timeouts = wait_for(four_timeouts, timeout=40, what="four timeouts")
+    previous = started
+    for move in timeouts:
+        moves_before = Move.objects.filter(game=clock, number__lt=move.number).order_by("-number").first()
+        since = moves_before.created_at if moves_before is not None else previous
+        lateness = (move.created_at - since).total_seconds() - 1
+        assert 0 <= lateness < 2.0, f"timeout {move.number} came {lateness:.2f} s after its deadline"
+    window = (timeouts[0].created_at, timeouts[-1].created_at)
+    bot_moves = Move.objects.filter(game__in=busy, source=MoveSource.BOT, created_at__range=window).count()
+    assert bot_moves > 0, "the strong bots did not play while the clocks ran"
