@@ -289,8 +289,9 @@ class Sim:
         """Play the round to its end, every seat by ``policy``, and return the scores.
 
         Every seat plays a playable tile when it has one, the heaviest (``GREEDY``
-        also counts a double it can cover with three more tiles a little heavier,
-        like the ``greedy`` strategy), on a random one of the pips it fits; without
+        and ``SMART`` also count a double it can cover with three more tiles a little
+        heavier, like the ``greedy`` strategy), on a random one of the pips it fits
+        (``SMART``: the one that leaves outward a pip of more of its tiles); without
         one it draws, and plays the drawn tile when it can. ``rng`` only picks
         between two pips a tile fits. ``record`` (a list) receives every move made.
 

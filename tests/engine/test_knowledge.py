@@ -103,7 +103,7 @@ def positions(ruleset: Ruleset, seed: int, chooser: random.Random, share: float)
     return found
 
 
-@settings(PROPERTY_SETTINGS, max_examples=40)
+@settings(PROPERTY_SETTINGS, max_examples=30)
 @given(rulesets(), seeds, choosers)
 def test_samples_and_their_worlds_agree_with_everything_public(
     ruleset: Ruleset, seed: int, chooser: random.Random

@@ -71,7 +71,7 @@ def replay_rollout(match: Match, moves: list[int]) -> Match:
 # -- Match.copy --------------------------------------------------------------------------
 
 
-@settings(PROPERTY_SETTINGS, max_examples=25)
+@settings(PROPERTY_SETTINGS, max_examples=15)
 @given(rulesets(), seeds, choosers)
 def test_copy_is_the_same_match_and_independent(ruleset: Ruleset, seed: int, chooser: random.Random) -> None:
     """At positions all along a match: the copy's to_dict is the original's; moves
@@ -143,7 +143,7 @@ def test_sim_follows_the_match_move_by_move(ruleset: Ruleset, seed: int, chooser
             assert not sim.ended
 
 
-@settings(PROPERTY_SETTINGS, max_examples=40)
+@settings(PROPERTY_SETTINGS, max_examples=30)
 @given(rulesets(), seeds, choosers)
 def test_a_rollout_is_a_legal_play_out_with_the_engines_scores(
     ruleset: Ruleset, seed: int, chooser: random.Random

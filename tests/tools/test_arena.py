@@ -186,8 +186,12 @@ def test_the_command_line_prints_the_table_and_writes_json(tmp_path: Path, capsy
         "strong:rollouts=6",
         "greedy",
     }
-    with pytest.raises(SystemExit):
-        main(["--seats", "nobody,greedy"])
+    # The table again, from the file alone.
+    assert main(["--report", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines() == printed[:-1]  # all but the "json: FILE" line
+    for bad in (["--seats", "nobody,greedy"], []):
+        with pytest.raises(SystemExit):
+            main(bad)
 
 
 def test_manage_py_arena(capsys: pytest.CaptureFixture[str]) -> None:

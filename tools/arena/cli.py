@@ -15,6 +15,7 @@ from typing import Any
 from games.engine import RulesetError
 
 from .lineup import LineupError
+from .play import MatchResult
 from .report import document, summarize, table
 from .runner import ArenaConfig, run
 
@@ -22,13 +23,13 @@ EXAMPLES = """examples:
   arena --seats strong,greedy,greedy,greedy --matches 2000 --processes 2
   arena --seats strong,greedy --matches 400
   arena --seats strong,strong:rollouts=50,greedy,greedy --matches 400 --json out.json
+  arena --report out.json      # the table of a run written with --json, again
 """
 
 
 def add_arguments(parser: Any) -> None:
     parser.add_argument(
         "--seats",
-        required=True,
         help="The line-up: a strategy spec per seat, comma-separated (e.g. strong,greedy,greedy,greedy); "
         "a search level takes settings after a colon, separated by '+': strong:rollouts=50+policy=1.",
     )
@@ -46,6 +47,9 @@ def add_arguments(parser: Any) -> None:
     parser.add_argument("--double-blank-points", type=int, default=50, help="Points of the 0-0 (default 50).")
     parser.add_argument("--json", default=None, help="Write every result and the summary to this file.")
     parser.add_argument("--quiet", action="store_true", help="No progress lines on stderr.")
+    parser.add_argument(
+        "--report", default=None, help="Play nothing: print the table of a run written earlier with --json."
+    )
 
 
 def split_seats(text: str) -> tuple[str, ...]:
@@ -83,8 +87,30 @@ def progress_printer(write: Callable[[str], None]) -> Callable[[int, int], None]
     return progress
 
 
+def report_again(path: str, out: Callable[[str], None]) -> None:
+    """The table of a run that ``--json`` wrote."""
+    data = json.loads(Path(path).read_text())
+    settings = data["config"]
+    config = ArenaConfig(
+        lineup=tuple(settings["lineup"]),
+        matches=settings["matches"],
+        seed=settings["seed"],
+        processes=settings["processes"],
+        ruleset={k: v for k, v in settings["ruleset"].items() if k != "players"},
+    )
+    fields = ("deal", "rotation", "seats", "totals", "winners", "moves", "cpu")
+    results = [MatchResult(**{k: m[k] for k in fields}) for m in data["matches"]]
+    for line in table(config, summarize(config, results), data["seconds"]):
+        out(line)
+
+
 def execute(options: dict[str, Any], out: Callable[[str], None], err: Callable[[str], None]) -> None:
     """Run the arena as ``options`` ask; ``ValueError`` for bad options."""
+    if options.get("report"):
+        report_again(options["report"], out)
+        return
+    if not options.get("seats"):
+        raise ValueError("--seats is required (or --report FILE)")
     config = config_from(options)
     try:
         config.check()

@@ -101,7 +101,7 @@ def table(config: ArenaConfig, summaries: list[Summary], seconds: float) -> list
     """The printed report: a heading, then one row per strategy."""
     width = max(8, *(len(s.spec) for s in summaries))
     columns = (
-        f"{'strategy':<{width}}  seats  win/seat  95% CI            null    t       p        "
+        f"{'strategy':<{width}}  seats  win/seat  95% CI            null     t        p        "
         f"points/seat  decisions  cpu mean ms  cpu p99 ms"
     )
     lines = [heading(config, seconds), columns]
@@ -110,7 +110,7 @@ def table(config: ArenaConfig, summaries: list[Summary], seconds: float) -> list
         t = "-" if math.isnan(s.test.t) else f"{s.test.t:+.2f}"
         lines.append(
             f"{s.spec:<{width}}  {s.seats:>5}  {_pct(s.win.mean):>8}  {ci:<16}  {_pct(s.test.null):>5}  "
-            f"{t:>6}  {_p(s.test.p):>7}  {s.points.mean:>11.1f}  {s.decisions:>9}  "
+            f"{t:>7}  {_p(s.test.p):>7}  {s.points.mean:>11.1f}  {s.decisions:>9}  "
             f"{_ms(s.cpu_mean_ms):>11}  {_ms(s.cpu_p99_ms):>10}"
         )
     return lines
