@@ -26,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 from django.core.cache import cache
 from django.db import connection
 
+from core.cache import count_in
 from core.models import RateCounter
 
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -56,30 +57,22 @@ class Limit:
         period = int(now // seconds)
         into = (now - period * seconds) / seconds  # how far into the current window, 0..1
         counter = f"limit:{self.name}:{key}"
-        current = self._increment(counter, period, seconds)
-        previous = self._count(counter, period - 1)
+        current, previous = self._count(counter, period, seconds)
         if previous * (1 - into) + current <= allowed:
             return None
         return _wait(allowed, previous, current, into, seconds)
 
-    def _increment(self, counter: str, period: int, seconds: int) -> int:
-        """This window's count, plus one. A window is read during the next one too,
-        so its counter lives for two windows."""
+    def _count(self, counter: str, period: int, seconds: int) -> tuple[int, int]:
+        """This window's count, plus one, and the previous window's count. A window is
+        read during the next one too, so its counter lives for two windows."""
         if self.store == "database":
-            return _db_increment(counter, period, datetime.fromtimestamp((period + 2) * seconds, UTC))
-        key = f"{counter}:{period}"
-        for _ in range(3):  # the usual case is one round trip: the window's counter exists
-            try:
-                return int(cache.incr(key))
-            except ValueError:  # its first hit: create it (unless another request just did)
-                if cache.add(key, 1, timeout=2 * seconds):
-                    return 1
-        raise RuntimeError(f"could not count {key}")  # pragma: no cover - the cache keeps losing the key
-
-    def _count(self, counter: str, period: int) -> int:
-        if self.store == "database":
-            return RateCounter.objects.filter(key=counter, period=period).values_list("count", flat=True).first() or 0
-        return int(cache.get(f"{counter}:{period}", 0))
+            current = _db_increment(counter, period, datetime.fromtimestamp((period + 2) * seconds, UTC))
+            before = RateCounter.objects.filter(key=counter, period=period - 1).values_list("count", flat=True)
+            return current, before.first() or 0
+        key, previous = f"{counter}:{period}", f"{counter}:{period - 1}"
+        if hasattr(cache, "count_window"):  # Redis (core.cache): one round trip
+            return cache.count_window(key, previous, timeout=2 * seconds)
+        return count_in(cache, key, previous, timeout=2 * seconds)
 
 
 def _wait(allowed: int, previous: int, current: int, into: float, seconds: int) -> float:

@@ -11,13 +11,13 @@ from __future__ import annotations
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.permissions import AllowAny, IsAuthenticated
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.async_views import AsyncAPIView, db_call
 from core.errors import CoreCode
 from core.inputs import validated
+from core.renderers import JSONRenderer
 from core.schema import problem_responses
 from core.sse import EventStreamRenderer, last_event_id, stream_response
 from games import output, selectors, streams

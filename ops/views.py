@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.permissions import AllowAny
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.renderers import JSONRenderer
 from core.schema import problem_responses
 from ops import health
 from ops.serializers import HealthOutput

@@ -20,7 +20,7 @@ REST_FRAMEWORK = {
     # Closed by default: a view that anonymous callers may use says so itself.
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": [
-        "rest_framework.renderers.JSONRenderer",
+        "core.renderers.JSONRenderer",  # DRF's, encoding with orjson
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
     "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
