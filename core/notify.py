@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 import threading
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Iterable, Mapping
@@ -51,6 +52,11 @@ PREFIX = "cf:"
 INBOX_MAX = 64
 
 
+#: "Re-read everything": published by a process whose earlier notices did not
+#: reach Redis, once it reaches Redis again (every process then wakes all its waiters).
+RESYNC = f"{PREFIX}resync"
+
+
 def user_channel(user_id: int) -> str:
     return f"{PREFIX}user:{user_id}"
 
@@ -65,6 +71,12 @@ def poll_seconds() -> float:
     if settings.REDIS_URL and HUB.listening:
         return float(settings.LIVE_POLL_SECONDS)
     return float(settings.LIVE_POLL_SECONDS_EMBEDDED)
+
+
+def spread(seconds: float) -> float:
+    """``seconds``, give or take a quarter, at random: thousands of waiters that
+    started together do not all re-read the database in the same instant."""
+    return seconds * random.uniform(0.75, 1.25)
 
 
 Notice = tuple[str, Any]  # (channel, message or None)
@@ -202,7 +214,10 @@ class Hub:
                         elif message.get("type") == "pmessage":
                             channel = message["channel"]
                             channel = channel.decode() if isinstance(channel, bytes) else channel
-                            self._notify_raw(channel, message.get("data"))
+                            if channel == RESYNC:
+                                self.notify_all()  # another process's notices were lost: re-read once
+                            else:
+                                self._notify_raw(channel, message.get("data"))
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # Redis went away: waiters poll the database meanwhile
@@ -230,20 +245,35 @@ def _redis() -> Any:
     return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5)
 
 
+class _Lost:
+    """Did a notice of this process fail to reach Redis since the last that did?"""
+
+    flag = False
+
+
 def publish(channels: Iterable[str], message: Any = None, *, messages: Mapping[str, Any] | None = None) -> None:
     """Wake every waiter on ``channels``, in this process and (with Redis) all others,
     with ``message`` (a JSON value; None: none) - or, for a channel ``messages`` names,
-    with that one."""
+    with that one. Notices that could not reach Redis are made good by the first
+    that does: it goes out with ``RESYNC``, and every process re-reads once."""
     notices = {channel: message for channel in channels} | dict(messages or {})
     for channel, value in notices.items():
         HUB.notify([channel], value)
-    if settings.REDIS_URL and not REDIS.is_open:
-        try:
-            pipe = _redis().pipeline(transaction=False)
-            for channel, value in notices.items():
-                pipe.publish(channel, "" if value is None else json.dumps(value, separators=(",", ":")))
-            pipe.execute()
-        except Exception as error:  # waiters elsewhere catch up by polling
-            REDIS.failed(error)
-        else:
-            REDIS.succeeded()
+    if not settings.REDIS_URL:
+        return
+    if REDIS.is_open:
+        _Lost.flag = True
+        return
+    try:
+        pipe = _redis().pipeline(transaction=False)
+        for channel, value in notices.items():
+            pipe.publish(channel, "" if value is None else json.dumps(value, separators=(",", ":")))
+        if _Lost.flag:
+            pipe.publish(RESYNC, "")
+        pipe.execute()
+    except Exception as error:  # made good by the next notice that gets through (and the poll)
+        _Lost.flag = True
+        REDIS.failed(error)
+    else:
+        _Lost.flag = False
+        REDIS.succeeded()

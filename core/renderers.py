@@ -12,6 +12,7 @@ integer beyond 64 bits, NaN under DRF's strict JSON) and an indented answer
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -22,7 +23,7 @@ OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
 
 class JSONRenderer(DrfJSONRenderer):
     def render(
-        self, data: Any, accepted_media_type: str | None = None, renderer_context: dict[str, Any] | None = None
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Mapping[str, Any] | None = None
     ) -> bytes:
         if data is None:
             return b""

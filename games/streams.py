@@ -29,7 +29,7 @@ from django.conf import settings
 from rest_framework.request import Request
 
 from core.async_views import db_call
-from core.notify import Notice, auth_channel
+from core.notify import Notice, auth_channel, spread
 from core.sse import KEEP_ALIVE, retry_hint, sse
 from games import selectors
 from games.live import HUB, GameNotice, database_tag, event_frame, game_channel, poll_seconds, user_channel
@@ -107,13 +107,17 @@ async def event_stream(
     loop = asyncio.get_running_loop()
     keepalive = settings.LIVE_KEEPALIVE_SECONDS
     closes_at = loop.time() + settings.LIVE_STREAM_MAX_SECONDS if settings.LIVE_STREAM_MAX_SECONDS else None
+
     # Credentials are re-checked when a notice says they changed (core.notify.auth_channel)
     # and, in case that notice was lost (Redis away), every LIVE_CREDENTIALS_RECHECK_SECONDS -
     # and once right after subscribing, for a change between the request's authentication
     # and then. Subscribed before the snapshot goes out: a client that has it misses nothing.
     # (A stream without credentials has nothing to re-check: never due - else its waits
     # would all be 0 s and it would read the database in a loop.)
-    recheck = settings.LIVE_CREDENTIALS_RECHECK_SECONDS
+    def recheck() -> float:  # with notices flowing, the check is a safety net: as rare as the poll
+        seconds = float(settings.LIVE_CREDENTIALS_RECHECK_SECONDS)
+        return spread(max(seconds, poll_seconds()) if HUB.listening else seconds)
+
     next_check = loop.time() if credentials is not None else math.inf
     watched = [auth_channel(credentials.user_id)] if credentials else []
     async with (
@@ -127,7 +131,7 @@ async def event_stream(
             notices = wake.take()  # those that came since the last read (none: a timeout)
             if credentials is not None and (changed.is_set() or loop.time() >= next_check):
                 changed.clear()
-                next_check = loop.time() + recheck
+                next_check = loop.time() + recheck()
                 if not await credentials.still_valid():
                     return
             messages, state = await read(notices)
@@ -148,7 +152,7 @@ async def event_stream(
                 min(
                     next_ping - now,
                     next_check - now,
-                    poll_seconds(),
+                    spread(poll_seconds()),
                     closes_at - now if closes_at is not None else keepalive,
                 ),
             )

@@ -18,6 +18,7 @@ import pytest
 import redis
 from django.core.serializers.json import DjangoJSONEncoder
 
+from core import notify
 from games import dispatch, live, output, selectors, streams
 from games.models import Event, Game, GameStatus
 from tests.integration.test_live_updates import duel, move_once
@@ -327,3 +328,31 @@ def test_with_redis_gone_the_stream_polls_the_database(make_player, lost_notices
     head = seq_of(game.pk)
     assert_ids(stream.until(head), game.seq + 1, head)
     assert stream.reader.reads >= 2
+
+
+@pytest.mark.redis
+def test_a_notice_that_could_not_reach_redis_is_made_good_by_the_next_that_does(
+    make_player, quiet, lost_notices, follow, settings, redis_url
+):
+    """A move whose notice another process failed to publish (its Redis breaker was
+    open) reaches this process's stream with that process's next notice, which goes
+    out with RESYNC: every waiter re-reads once, with no poll."""
+    settings.REDIS_URL = redis_url
+    game, players = duel(make_player)
+    stream = follow(game.pk, game.seq)
+    wait_for(lambda: live.HUB.listening and stream.reader.reads >= 2, DEADLINE, what="the Redis subscription")
+    stream.idle("the read after subscribing")
+    reads = stream.reader.reads
+    move_once(game.pk, players)  # its notice: lost on the way (lost_notices)
+    notify.REDIS.failed(ConnectionError("Redis went away for a moment"))
+    try:
+        with contextlib.suppress(Exception):
+            notify.publish(["cf:elsewhere"])  # skipped: the breaker is open
+        assert notify._Lost.flag
+    finally:
+        notify.REDIS.succeeded()
+    notify.publish(["cf:elsewhere"])  # gets through, with RESYNC
+    assert not notify._Lost.flag
+    head = seq_of(game.pk)
+    assert_ids(stream.until(head), game.seq + 1, head)
+    assert stream.reader.reads == reads + 1

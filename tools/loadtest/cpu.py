@@ -63,6 +63,20 @@ def process_tree_cpu(root: int) -> float:
     return sum(table[pid][1] for pid in descendants(root, table))
 
 
+def tree_rss_bytes(roots: list[int]) -> int | None:
+    """Resident memory of ``roots`` and their live descendants (None without ``/proc``)."""
+    if not roots or not os.path.isdir("/proc"):
+        return None
+    table = process_times()
+    total = 0
+    for pid in set().union(*(descendants(root, table) for root in roots)):
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+    return total
+
+
 @dataclass
 class CpuSnapshot:
     machine: tuple[float, float] | None

@@ -67,6 +67,9 @@ class Report:
     idle_open_max: int = 0
     idle_reconnects: int = 0
     idle_refused: Counter[str] = field(default_factory=Counter)
+    #: The server's resident memory (bytes, every process of it) before the idle
+    #: streams opened and once they all were open (with --server-pid or --spawn).
+    server_rss: tuple[int, int] | None = None
     cpu: str | None = None
     cpu_figures: CpuFigures | None = None
     streams_opened: int = 0  # --follow stream: the clients' game streams
@@ -103,6 +106,7 @@ class Report:
             "games_started": self.games_started,
             "games_finished": self.games_finished,
             "idle_open": [self.idle_open_min, self.idle_open_max] if self.options.idle_streams else None,
+            "server_rss_bytes": list(self.server_rss) if self.server_rss else None,
             "streams": (
                 {
                     "opened": self.streams_opened,
@@ -132,6 +136,13 @@ class Report:
                 f"measurement: min {self.idle_open_min}, max {self.idle_open_max}; reopened {self.idle_reconnects}"
                 + (f"; refused {dict(self.idle_refused)}" if self.idle_refused else "")
             )
+            if self.server_rss:
+                before, after = self.server_rss
+                out.append(
+                    f"server memory (resident, every process): {before / 2**20:.0f} MiB before the idle streams, "
+                    f"{after / 2**20:.0f} MiB with them open: {(after - before) / max(1, o.idle_streams) / 1024:.1f} "
+                    "KiB a stream"
+                )
         per_move = (self.views + self.longpolls) / self.moves if self.moves else 0.0
         out.append(
             f"requests: {self.moves} moves accepted (201), {self.views} game GETs, {self.longpolls} long-polls "

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from tools.loadtest.clients import Client, Run, sign_up
 from tools.loadtest.connection import Http
-from tools.loadtest.cpu import CpuSnapshot, GroupSample, ServerCpu, cpu_line
+from tools.loadtest.cpu import CpuSnapshot, GroupSample, ServerCpu, cpu_line, tree_rss_bytes
 from tools.loadtest.follow import GameStreams
 from tools.loadtest.idle import IdleStreams
 from tools.loadtest.options import FOLLOW_MODES, IDLE_MODES, LoadTestError, Options, parse_url
@@ -83,7 +83,9 @@ def _play(
 ) -> Report:
     """From the duels seated on: idle streams, warm-up, measurement, the report."""
     idle = None
+    rss_before = rss_with_idle = None
     if options.idle_streams:
+        rss_before = tree_rss_bytes(server_pids or [])
         idle_games = [clients[i % len(clients)].open_idle_table() for i in range(max(1, options.idle_games))]
         targets = [
             (*idle_games[i % len(idle_games)], clients[i % len(clients)].token)
@@ -100,6 +102,7 @@ def _play(
                 f"only {idle.open} of {options.idle_streams} idle {options.idle_mode} streams opened "
                 f"within 60 s (refused: {dict(idle.refused)})"
             )
+        rss_with_idle = tree_rss_bytes(server_pids or [])
         out(f"idle streams: {idle.open} open")
 
     start = time.perf_counter()
@@ -150,6 +153,8 @@ def _play(
         report.idle_open_max = max(open_counts, default=idle.open)
         report.idle_reconnects = reconnects
         report.idle_refused = idle.refused
+        if rss_before is not None and rss_with_idle is not None:
+            report.server_rss = (rss_before, rss_with_idle)
     return report
 
 
