@@ -35,6 +35,10 @@ from django.urls import get_resolver
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 asgi_app = get_asgi_application()
+
+from core.async_views import share_threads  # noqa: E402 - needs the app registry, which the line above loads
+
+share_threads()  # the streams' database work on a few shared threads, not a thread per stream
 wsgi_app = WSGIMiddleware(
     get_wsgi_application(),  # type: ignore[arg-type]  # a WSGI application
     workers=int(os.environ.get("WSGI_THREADS", "2")),

@@ -7,7 +7,9 @@ the event loop, so a waiting client holds no thread and no database connection.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from inspect import iscoroutinefunction
 from typing import Any, TypeVar
 
@@ -28,10 +30,35 @@ def _call_and_release(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         connection.close()  # back to the pool: a waiting client holds no connection
 
 
-#: Run sync (database) work from a coroutine, in the request's thread, and give
-#: the connection back to the pool at once: a stream that stays open for hours
-#: only borrows a connection for each short read.
-db_call = sync_to_async(_call_and_release, thread_sensitive=True)
+#: The threads that run the waiting requests' database work in a web process,
+#: shared by all of them (``share_threads``, which ``config.asgi`` calls). Not a
+#: thread per request: Django's ASGI handler gives every request a thread of its
+#: own for ``thread_sensitive`` calls, which for streams that stay open meant a
+#: thread per open stream (4,000 streams: 4,000 threads, about 97 KiB of memory
+#: each, and a thread started for every stream). Each call starts and ends with
+#: the connection back in the pool, so any thread can run it.
+DB_THREADS = ThreadPoolExecutor(max_workers=int(os.environ.get("LIVE_DB_THREADS", "4")), thread_name_prefix="live-db")
+_on_shared_threads = sync_to_async(_call_and_release, thread_sensitive=False, executor=DB_THREADS)
+# Without share_threads (Django's test client, whose test holds a transaction on
+# its own thread): the calling request's thread, as Django does by default.
+_on_request_thread = sync_to_async(_call_and_release, thread_sensitive=True)
+
+
+class _Threads:
+    shared = False
+
+
+def share_threads() -> None:
+    """Run ``db_call`` on ``DB_THREADS`` from now on (a web process serving streams)."""
+    _Threads.shared = True
+
+
+async def db_call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run sync (database) work from a coroutine, and give the connection back to
+    the pool at once: a stream that stays open for hours only borrows a thread and
+    a connection for each short read."""
+    run = _on_shared_threads if _Threads.shared else _on_request_thread
+    return await run(fn, *args, **kwargs)
 
 
 class AsyncAPIView(APIView):

@@ -109,7 +109,8 @@ class IdleStreams:
                             last_id = line[3:].strip().decode()
                 finally:
                     self.open -= 1
-            except (OSError, ConnectionError, ValueError, IndexError):
+            except (OSError, ConnectionError, ValueError, IndexError) as error:
+                self.refused[type(error).__name__ + (f" {error.errno}" if isinstance(error, OSError) else "")] += 1
                 await asyncio.sleep(0.5)
             finally:
                 if writer is not None:
