@@ -1,9 +1,8 @@
-"""URL map: the versioned API (with its health report), its schema and docs, the admin."""
+"""URL map: the versioned API (with its health report), its schema and docs, the admin, and
+last the web client's pages (static files are WhiteNoise's, in the middleware)."""
 
-from django.conf import settings
 from django.contrib import admin
-from django.contrib.staticfiles.views import serve as serve_static
-from django.urls import include, path, re_path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 urlpatterns = [
@@ -20,12 +19,8 @@ urlpatterns = [
     ),
     path("api-auth/", include("rest_framework.urls")),
     path("admin/", admin.site.urls),
+    path("", include("web.urls")),  # last: the browser client's own pages
 ]
-
-if settings.SERVE_STATIC:
-    # Admin, browsable API and the docs' own assets (no CDN), under any server.
-    static_prefix = settings.STATIC_URL.lstrip("/")
-    urlpatterns.append(re_path(rf"^{static_prefix}(?P<path>.*)$", serve_static, {"insecure": True}))
 
 handler400 = "core.views.bad_request"
 handler403 = "core.views.permission_denied"

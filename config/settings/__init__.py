@@ -29,7 +29,8 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 | PAGE_SIZE            | 50                                    |
 | NUM_PROXIES          | 0 (X-Forwarded-For is not believed)   |
 | API_MAX_BODY_BYTES   | 65536                                 |
-| SERVE_STATIC         | true                                  |
+| STATIC_ROOT          | <repo>/staticfiles (collectstatic)    |
+| SERVE_STATIC         | true: WhiteNoise serves /static/      |
 | LOG_LEVEL            | INFO                                  |
 
 Read by the web server, not here: WEB_CONCURRENCY (4 processes), PORT (8000),
@@ -39,8 +40,9 @@ process) in ``config/asgi.py``.
 Grouped by concern, one module each, assembled here in this order (a later
 module may use an earlier one's values, importing them by name):
 ``env`` (the one ``environ.Env()`` and ``BASE_DIR``), ``base`` (Django: secrets,
-hosts, apps, middleware, templates, static files), ``database``, ``accounts``
-(log-in lock, tokens, passwords), ``redis`` (cache), ``celery`` (broker, beat,
+hosts, apps, middleware, templates, static files - from the apps' folders with
+DEBUG on, the hashed, compressed copies ``collectstatic`` writes with DEBUG off),
+``database``, ``accounts`` (log-in lock, tokens, passwords), ``redis`` (cache), ``celery`` (broker, beat,
 heartbeats), ``health``, ``live`` (long-poll and streams), ``api`` (DRF,
 drf-spectacular, proxies, body size), ``logging``.
 """

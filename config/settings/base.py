@@ -1,5 +1,7 @@
 """Django itself: debug and secrets, hosts, apps, middleware, templates, i18n and static files."""
 
+from pathlib import Path
+
 from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.env import BASE_DIR, env
@@ -22,6 +24,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "whitenoise.runserver_nostatic",  # runserver too leaves static files to WhiteNoise
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
@@ -33,12 +36,14 @@ INSTALLED_APPS = [
     "tools",
     "moderation",
     "ops",
+    "web",  # the browser client (last: its catch-all pages come after every other URL)
 ]
 
 MIDDLEWARE = [
     "core.middleware.ApiProblems",  # every error under /api/ is a problem document
     "core.middleware.ClientAddress",  # REMOTE_ADDR: X-Forwarded-For only behind NUM_PROXIES proxies
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # static files (removed below with SERVE_STATIC=false)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -73,10 +78,24 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
-# --- Static files (admin, browsable API, Swagger UI / Redoc from the sidecar) ---
+# --- Static files (the web client, admin, browsable API, Swagger UI / Redoc) ------
+# WhiteNoise serves them from the web processes themselves, under any server (no
+# CDN, no proxy needed). With DEBUG off (production) they come from STATIC_ROOT,
+# filled by ``manage.py collectstatic`` (the Procfile's release step): every file
+# under a content-hashed name (``app.3f2a1c9b04e7.js``, JS module imports
+# rewritten to match), gzip-compressed, cached for a year. With DEBUG on (``make
+# serve``, the tests) straight from the apps' folders under their own names, so a
+# fresh clone needs no collectstatic and an edited file shows on reload.
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
-# Serve static files from the app directories even with DEBUG off, so the API
-# docs work under any server without a collectstatic step.  Turn off behind a
-# proxy or CDN that serves STATIC_ROOT.
+STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
+# Set SERVE_STATIC=false behind a proxy or CDN that serves STATIC_ROOT itself.
 SERVE_STATIC = env.bool("SERVE_STATIC", default=True)
+if not SERVE_STATIC:
+    MIDDLEWARE.remove("whitenoise.middleware.WhiteNoiseMiddleware")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage" if DEBUG else "web.storage.HashedStaticFiles"
+    },
+}
+WHITENOISE_USE_FINDERS = WHITENOISE_AUTOREFRESH = DEBUG

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 #: The apps checked (the server's own code: not tests, tools or examples).
-APPS = ("games", "bots", "players", "core", "ops", "moderation", "config", "tools")
+APPS = ("games", "bots", "players", "core", "ops", "moderation", "config", "tools", "web")
 
 #: Top-level names of this project's modules; a relative import is first-party too.
 FIRST_PARTY = frozenset({*APPS, "tests", "tools"})

@@ -6,7 +6,9 @@ work). Without REDIS_URL the broker is a folder on disk (``core.brokers``). A
 process that dies is logged with its reason and started again; Ctrl-C or
 SIGTERM stops them all, leaving nothing behind. What the supervisor sees is also
 in the health report (``/api/v1/health/``, ``supervised``). A real deployment
-runs the three processes under its own process manager (see the README).
+runs the three processes under its own process manager (see the README). With
+DEBUG off, serve first runs ``collectstatic`` if the static files were never
+collected or a source changed since (DEBUG on serves them from the apps' folders).
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ import sys
 import threading
 import time
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.contrib.staticfiles import finders
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
@@ -62,6 +67,9 @@ class Command(BaseCommand):
         run_dir.mkdir(parents=True, exist_ok=True)
         if settings.CELERY_BROKER_URL.startswith("filesystem://"):
             _clear_half_done_messages()
+        if _static_files_stale():
+            self.stdout.write(f"serve: collecting the static files into {settings.STATIC_ROOT} (DEBUG is off)")
+            call_command("collectstatic", interactive=False, verbosity=0)
         python = sys.executable
         children = [
             Child(
@@ -126,6 +134,23 @@ def _require_free_port(host: str, port: int) -> None:
             f"Cannot serve on {host}:{port}: {error.strerror}. Is another server running? "
             "Choose another port with --port (or PORT=...)."
         )
+
+
+def _static_files_stale() -> bool:
+    """With DEBUG off the pages name the content-hashed copies in STATIC_ROOT that
+    ``collectstatic`` writes (``config/settings/base.py``): are they missing, or older
+    than a source file? (With DEBUG on, the files are served from the apps' folders.)"""
+    if settings.DEBUG:
+        return False
+    manifest = Path(settings.STATIC_ROOT) / "staticfiles.json"
+    if not manifest.is_file():
+        return True
+    collected_at = manifest.stat().st_mtime
+    for finder in finders.get_finders():
+        for path, storage in finder.list(["CVS", ".*", "*~"]):
+            if os.stat(storage.path(path)).st_mtime > collected_at:
+                return True
+    return False
 
 
 def _clear_half_done_messages() -> None:

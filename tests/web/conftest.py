@@ -1,0 +1,226 @@
+"""Fixtures of the browser client's tests (tests/web).
+
+* ``embedded``: ``manage.py serve`` as a user runs it (SQLite, the folder broker, no
+  Redis, bots and turn clocks in its own worker), one per test module (it takes
+  seconds to start: each test uses accounts of its own), rate limits out of the way
+  (``tests.integration.serve.Serve``; ``embedded.port``, ``embedded.api(...)`` as its
+  account "host"). ``base_url(embedded)`` is the page's address.
+* ``browser``: headless Chromium through Selenium, desktop sized (1280 x 1100), with a
+  profile of its own (fresh storage) and Chrome's network log on (for
+  ``check_requests_against_contract``). ``make_browser(width=360, height=800)`` for more,
+  or other sizes. Needs Debian's ``chromium`` and ``chromium-driver``: without them the
+  tests are skipped, saying why - under ``CI=true`` that is a failure.
+* ``check_requests_against_contract(driver)``: every request the page made (Chrome's
+  network log, kept across calls) went to the page's own origin, and each one under
+  /api/ is an operation of openapi.yaml (method and path); answers the API requests
+  made, as (method, path template) pairs.
+* ``save_shot(driver, name)``: the whole page as ``artifacts/web-<name>.png``.
+* ``sign_in(driver, server, username)``: registers ``username`` over HTTP and signs the
+  page in as it (the session the log-in form would store), without the form; answers
+  the API token. ``wait(driver)`` is a WebDriverWait of WAIT_SECONDS.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+
+from tests.integration.serve import Serve
+from tests.integration.web import request
+from tests.moderation.test_admin_browser import CHROMIUM_FLAGS, _missing_browser
+from tests.openapi_check import OPENAPI_PATH
+from tests.services import in_ci
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+WAIT_SECONDS = 15
+PASSWORD = "a long passphrase 42"
+DESKTOP = (1280, 1100)
+
+
+# The limits are tested elsewhere: a module's tests sign up and log in many times from one address.
+RELAXED_LIMITS = {
+    "THROTTLE_ANON": "100000/minute",
+    "THROTTLE_USER": "100000/minute",
+    "THROTTLE_LOGIN": "100000/hour",
+    "THROTTLE_REGISTER": "100000/hour",
+    "THROTTLE_TOKENS": "100000/hour",
+}
+
+
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
+    """One server for the tests of a module (it takes seconds to start): give each
+    test accounts of its own."""
+    server = Serve(tmp_path_factory.mktemp("embedded") / "serve", env=RELAXED_LIMITS)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def base_url(server: Any) -> str:
+    return f"http://127.0.0.1:{server.port}"
+
+
+def _chromium(profile: Path, width: int, height: int) -> Any:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "chromium"
+    flags = [flag for flag in CHROMIUM_FLAGS if not flag.startswith("--window-size=")]
+    for flag in (*flags, f"--window-size={width},{height}", f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver")), options=options)
+    driver.set_page_load_timeout(WAIT_SECONDS * 2)
+    driver.set_window_size(width, height)
+    return driver
+
+
+@pytest.fixture
+def make_browser(tmp_path: Path) -> Iterator[Callable[..., Any]]:
+    problem = _missing_browser()
+    if problem:
+        if in_ci():
+            pytest.fail(f"CI=true and the browser tests cannot run: {problem}")
+        pytest.skip(f"needs headless Chromium: {problem}")
+    drivers: list[Any] = []
+
+    def make(width: int = DESKTOP[0], height: int = DESKTOP[1]) -> Any:
+        driver = _chromium(tmp_path / f"chromium-profile-{len(drivers)}", width, height)
+        drivers.append(driver)
+        return driver
+
+    try:
+        yield make
+    finally:
+        for driver in drivers:
+            driver.quit()
+
+
+@pytest.fixture
+def browser(make_browser: Callable[..., Any]) -> Any:
+    return make_browser()
+
+
+def wait(driver: Any, seconds: float = WAIT_SECONDS) -> Any:
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # The page redraws what changed: an element found a moment ago may be gone when
+    # it is read - look again, until the deadline.
+    return WebDriverWait(driver, seconds, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
+
+
+# -- the contract: every request the page makes is an operation of openapi.yaml ---------
+
+
+@functools.cache
+def contract_operations() -> list[tuple[str, str, re.Pattern[str]]]:
+    """(METHOD, path template, the template as a regex) of every operation of openapi.yaml (read once)."""
+    spec = yaml.safe_load(OPENAPI_PATH.read_text())
+    operations = []
+    for template, methods in spec["paths"].items():
+        pattern = re.compile("^" + re.sub(r"\\\{[a-z_]+\\\}", "[^/]+", re.escape(template)) + "$")
+        for method, operation in methods.items():
+            if isinstance(operation, dict) and "responses" in operation:
+                operations.append((method.upper(), template, pattern))
+    return operations
+
+
+def operation_of(method: str, path: str) -> str | None:
+    """The openapi.yaml template ``method path`` is an operation of, or None."""
+    for known, template, pattern in contract_operations():
+        if known == method and pattern.match(path):
+            return template
+    return None
+
+
+def browser_requests(driver: Any) -> list[dict[str, str]]:
+    """Every request the page sent so far ({method, url}), from Chrome's network log
+    (which a read empties: what was read is kept on the driver)."""
+    kept: list[dict[str, str]] = driver.__dict__.setdefault("_cf_requests", [])
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            sent = message["params"]["request"]
+            kept.append({"method": sent["method"], "url": sent["url"]})
+    return kept
+
+
+def check_requests_against_contract(driver: Any) -> set[tuple[str, str]]:
+    origin = urlsplit(driver.current_url)
+    made: set[tuple[str, str]] = set()
+    wrong: list[str] = []
+    for sent in browser_requests(driver):
+        url = urlsplit(sent["url"])
+        if url.scheme in ("data", "blob", "about", "chrome", "devtools"):
+            continue
+        if (url.scheme, url.netloc) != (origin.scheme, origin.netloc):
+            wrong.append(f"{sent['method']} {sent['url']}: another origin (no CDN, no internet)")
+            continue
+        if not url.path.startswith("/api/"):
+            continue
+        if sent["method"] == "OPTIONS":
+            wrong.append(f"OPTIONS {url.path}: a preflight (same-origin requests need none)")
+            continue
+        template = operation_of(sent["method"], url.path)
+        if template is None:
+            wrong.append(f"{sent['method']} {url.path}: not an operation of openapi.yaml")
+        else:
+            made.add((sent["method"], template))
+    assert not wrong, "the page made requests outside the contract:\n" + "\n".join(wrong)
+    return made
+
+
+# -- screenshots and shortcuts -------------------------------------------------------------
+
+
+def save_shot(driver: Any, name: str) -> Path:
+    """The whole page (the window grown to its height, then put back) as artifacts/web-<name>.png."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"web-{name}.png"
+    size = driver.get_window_size()
+    # the window's height is the page's plus whatever the browser keeps for itself
+    height = driver.execute_script(
+        "return document.documentElement.scrollHeight + window.outerHeight - window.innerHeight"
+    )
+    driver.set_window_size(size["width"], min(max(height, 600), 6000))
+    driver.execute_script("window.scrollTo(0, 0)")
+    try:
+        assert driver.save_screenshot(str(path))
+    finally:
+        driver.set_window_size(size["width"], size["height"])
+    return path
+
+
+def sign_in(driver: Any, server: Any, username: str, *, password: str = PASSWORD, remember: bool = True) -> str:
+    """Register ``username`` and sign the page in as it, as the log-in form does (the
+    session in localStorage, or sessionStorage with ``remember=False``); the page is
+    then on the lobby. Answers the token."""
+    port = server.port
+    status, body = request(port, "POST", "/api/v1/players/", {"username": username, "password": password})
+    assert status == 201, (status, body)
+    status, token = request(
+        port, "POST", "/api/v1/tokens/", {"username": username, "password": password, "name": "Web client - test"}
+    )
+    assert status == 201, (status, token)
+    status, account = request(port, "GET", "/api/v1/me/", token=token["token"])
+    assert status == 200, (status, account)
+    session = {"token": token["token"], "tokenId": token["id"], "account": account, "remember": remember}
+    if not driver.current_url.startswith(base_url(server)):
+        driver.get(base_url(server) + "/login/")
+    store = "localStorage" if remember else "sessionStorage"
+    driver.execute_script(f"window.{store}.setItem('cf.session', arguments[0]);", json.dumps(session))
+    driver.get(base_url(server) + "/")
+    return str(token["token"])

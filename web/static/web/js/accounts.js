@@ -1,0 +1,199 @@
+// Accounts: log in (/login/), register (/register/) and the header's account menu.
+//
+// Test hooks (ids):
+//   log-in form #login-form: #login-username, #login-password, #login-remember
+//     (checkbox "Remember me"), #login-submit
+//   register form #register-form: #register-username, #register-password,
+//     #register-password2, #register-remember, #register-submit
+//   header: #account-nav [data-testid=account-name] (the signed-in username),
+//     #logout-button, [data-testid=login-link], [data-testid=register-link]
+// Problems (wrong password, name taken, weak password ...) show in #alerts (role=alert).
+
+import * as api from "./api.js";
+import { busy, clearErrors, h, navigate, notify, replaceChildren, setTitle, showError } from "./ui.js";
+
+/** Where to go after signing in: `next` if it is a path of this site, else the lobby. */
+function safeNext(next) {
+  return next && next.startsWith("/") && !next.startsWith("//") ? next : "/";
+}
+
+function field(id, label, input, hint = null) {
+  const hintId = hint ? `${id}-hint` : null;
+  if (hintId) input.setAttribute("aria-describedby", hintId);
+  return h(
+    "div",
+    { class: "field" },
+    h("label", { for: id }, label),
+    input,
+    hint ? h("p", { class: "hint", id: hintId }, hint) : null,
+  );
+}
+
+function rememberBox(id) {
+  return h(
+    "div",
+    { class: "field field-check" },
+    h("input", { type: "checkbox", id, name: "remember" }),
+    h("label", { for: id }, "Remember me on this device"),
+    h("p", { class: "hint", id: `${id}-hint` }, "Unticked, you are signed out when you close this tab."),
+  );
+}
+
+export function renderLogin(root, { next = null } = {}) {
+  setTitle("Log in");
+  const target = safeNext(next);
+  if (api.currentUser()) {
+    navigate(target, { replace: true });
+    return undefined;
+  }
+  const form = h(
+    "form",
+    { id: "login-form", class: "panel form narrow", novalidate: true },
+    h("h1", {}, "Log in"),
+    field(
+      "login-username",
+      "Username",
+      h("input", { id: "login-username", name: "username", autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" }),
+    ),
+    field(
+      "login-password",
+      "Password",
+      h("input", { id: "login-password", name: "password", type: "password", autocomplete: "current-password", required: true }),
+    ),
+    rememberBox("login-remember"),
+    h("div", { class: "actions" }, h("button", { id: "login-submit", type: "submit", class: "primary" }, "Log in")),
+    h(
+      "p",
+      { class: "muted" },
+      "No account yet? ",
+      h("a", { href: `/register/${next ? `?next=${encodeURIComponent(target)}` : ""}`, "data-link": "" }, "Register"),
+    ),
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearErrors();
+    const username = form.elements.username.value.trim();
+    const password = form.elements.password.value;
+    if (!username || !password) {
+      showError("Enter your username and password.");
+      (username ? form.elements.password : form.elements.username).focus();
+      return;
+    }
+    const account = await busy(form, () => api.login(username, password, form.elements.remember.checked));
+    if (account) {
+      notify(`Signed in as ${account.username}.`);
+      navigate(target, { replace: true });
+    } else {
+      form.elements.password.focus();
+    }
+  });
+  replaceChildren(root, form);
+  form.elements.username.focus();
+  return undefined;
+}
+
+export function renderRegister(root, { next = null } = {}) {
+  setTitle("Register");
+  const target = safeNext(next);
+  const form = h(
+    "form",
+    { id: "register-form", class: "panel form narrow", novalidate: true },
+    h("h1", {}, "Create an account"),
+    field(
+      "register-username",
+      "Username",
+      h("input", {
+        id: "register-username",
+        name: "username",
+        autocomplete: "username",
+        required: true,
+        maxlength: 150,
+        autocapitalize: "none",
+        spellcheck: "false",
+      }),
+      "Letters, digits and @ . + - _ only; others see it at the table.",
+    ),
+    field(
+      "register-password",
+      "Password",
+      h("input", { id: "register-password", name: "password", type: "password", autocomplete: "new-password", required: true }),
+      "A long passphrase is best; common or all-digit passwords are refused.",
+    ),
+    field(
+      "register-password2",
+      "Password again",
+      h("input", { id: "register-password2", name: "password2", type: "password", autocomplete: "new-password", required: true }),
+    ),
+    rememberBox("register-remember"),
+    h("div", { class: "actions" }, h("button", { id: "register-submit", type: "submit", class: "primary" }, "Create account")),
+    h("p", { class: "muted" }, "Have an account? ", h("a", { href: "/login/", "data-link": "" }, "Log in")),
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearErrors();
+    const username = form.elements.username.value.trim();
+    const password = form.elements.password.value;
+    if (!username || !password) {
+      showError("Choose a username and a password.");
+      return;
+    }
+    if (password !== form.elements.password2.value) {
+      showError("The two passwords differ.");
+      form.elements.password2.focus();
+      return;
+    }
+    const account = await busy(form, async () => {
+      await api.register(username, password);
+      return api.login(username, password, form.elements.remember.checked);
+    });
+    if (account) {
+      notify(`Welcome, ${account.username}!`);
+      navigate(target, { replace: true });
+    }
+  });
+  replaceChildren(root, form);
+  form.elements.username.focus();
+  return undefined;
+}
+
+/** The header's account menu: who is signed in and "Log out", or the links to sign in. */
+export function renderAccountNav(nav) {
+  if (!nav) return;
+  const account = api.currentUser();
+  if (!account) {
+    const here = window.location.pathname + window.location.search;
+    const next = here === "/" || here.startsWith("/login/") || here.startsWith("/register/") ? "" : `?next=${encodeURIComponent(here)}`;
+    replaceChildren(
+      nav,
+      h("a", { href: `/login/${next}`, "data-link": "", class: "button ghost", "data-testid": "login-link" }, "Log in"),
+      h("a", { href: `/register/${next}`, "data-link": "", class: "button", "data-testid": "register-link" }, "Register"),
+    );
+    return;
+  }
+  const logout = h(
+    "button",
+    {
+      type: "button",
+      id: "logout-button",
+      class: "ghost",
+      onclick: async () => {
+        await busy(logout, () => api.logout());
+        notify("Signed out.");
+        // the lobby redraws itself for a guest; any other page goes to the lobby
+        if (window.location.pathname !== "/") navigate("/");
+      },
+    },
+    "Log out",
+  );
+  replaceChildren(
+    nav,
+    h(
+      "span",
+      { class: "account-name" },
+      h("span", { class: "visually-hidden" }, "Signed in as "),
+      h("span", { class: "avatar", "aria-hidden": "true" }, account.username.slice(0, 1).toUpperCase()),
+      h("span", { "data-testid": "account-name" }, account.username),
+    ),
+    logout,
+  );
+}

@@ -1,0 +1,433 @@
+// The API client: the ONLY module of the page that talks to the server (fetch).
+//
+// Every request is one operation of openapi.yaml, listed in OPERATIONS: a request
+// whose method and path match none of them is refused here, before it is sent
+// (tests/web/test_shell.py checks the list against openapi.yaml, and that no other
+// module calls fetch, XMLHttpRequest or EventSource).
+//
+// Errors: a failed request throws ApiError, whose message is the problem's `detail`
+// (application/problem+json; for a validation error, the messages of its `errors`
+// by field, and `.detail` the problem's own), `.status` the HTTP status, `.code` the
+// problem's stable `code` (`network_error` when the server cannot be reached) and
+// `.problem` the whole problem document.
+//
+// The session: the API token (POST /tokens/) with its id and the account, in
+// localStorage ("remember me": survives closing the browser) or sessionStorage
+// (this tab only), under the key "cf.session". `session()` reads it; a change
+// (log-in, log-out, a token the server no longer accepts) is announced with a
+// "cf:session" event on window.
+
+export const API_ROOT = "/api/v1";
+
+// [method, path template] of every operation the client uses.
+export const OPERATIONS = [
+  ["POST", "/api/v1/players/"],
+  ["POST", "/api/v1/tokens/"],
+  ["DELETE", "/api/v1/tokens/{token_id}/"],
+  ["GET", "/api/v1/me/"],
+  ["GET", "/api/v1/me/stream/"],
+  ["GET", "/api/v1/bots/"],
+  ["GET", "/api/v1/games/"],
+  ["POST", "/api/v1/games/"],
+  ["GET", "/api/v1/games/{game_id}/"],
+  ["POST", "/api/v1/games/{game_id}/join/"],
+  ["POST", "/api/v1/games/{game_id}/leave/"],
+  ["POST", "/api/v1/games/{game_id}/start/"],
+  ["POST", "/api/v1/games/{game_id}/abort/"],
+  ["POST", "/api/v1/games/{game_id}/bots/"],
+  ["POST", "/api/v1/games/{game_id}/moves/"],
+  ["GET", "/api/v1/games/{game_id}/moves/"],
+  ["POST", "/api/v1/games/{game_id}/resign/"],
+  ["POST", "/api/v1/games/{game_id}/return/"],
+  ["GET", "/api/v1/games/{game_id}/events/"],
+  ["GET", "/api/v1/games/{game_id}/record/"],
+  ["GET", "/api/v1/games/{game_id}/hands/"],
+  ["GET", "/api/v1/games/{game_id}/hands/{number}/"],
+  ["GET", "/api/v1/games/{game_id}/stream/"],
+];
+
+const MATCHERS = OPERATIONS.map(([method, template]) => ({
+  method,
+  template,
+  pattern: new RegExp("^" + template.replace(/\{[a-z_]+\}/g, "[^/]+") + "$"),
+}));
+
+/** The operation ([method, template]) a request is, or null. */
+export function operationFor(method, path) {
+  const bare = path.split("?", 1)[0];
+  const found = MATCHERS.find((m) => m.method === method && m.pattern.test(bare));
+  return found ? [found.method, found.template] : null;
+}
+
+/** What a problem says to people: its `detail`, or for a validation error each field's messages. */
+function problemText(problem) {
+  const errors = problem.errors && typeof problem.errors === "object" ? Object.entries(problem.errors) : [];
+  if (errors.length) {
+    return errors
+      .map(([field, messages]) => {
+        const words = (Array.isArray(messages) ? messages : [messages]).join(" ");
+        return field === "non_field_errors" || field === "detail" ? words : `${field.replace(/_/g, " ")}: ${words}`;
+      })
+      .join(" ");
+  }
+  return problem.detail || problem.title || `The server answered ${problem.status}.`;
+}
+
+export class ApiError extends Error {
+  constructor(problem) {
+    super(problemText(problem));
+    this.detail = problem.detail;
+    this.name = "ApiError";
+    this.problem = problem;
+    this.status = problem.status;
+    this.code = problem.code;
+  }
+}
+
+// --- the session -------------------------------------------------------------------
+
+const SESSION_KEY = "cf.session";
+
+function stores() {
+  const found = [];
+  for (const name of ["localStorage", "sessionStorage"]) {
+    try {
+      if (window[name]) found.push(window[name]);
+    } catch {
+      // storage disabled (privacy settings): the session lives in memory only
+    }
+  }
+  return found;
+}
+
+let memorySession = null;
+
+/** {token, tokenId, account, remember} or null. */
+export function session() {
+  for (const store of stores()) {
+    try {
+      const raw = store.getItem(SESSION_KEY);
+      if (raw) return JSON.parse(raw);
+    } catch {
+      // unreadable: ignored
+    }
+  }
+  return memorySession;
+}
+
+/** The signed-in account ({id, username, ...}) or null. */
+export function currentUser() {
+  const current = session();
+  return current ? current.account : null;
+}
+
+function saveSession(value) {
+  memorySession = null;
+  for (const store of stores()) {
+    try {
+      store.removeItem(SESSION_KEY);
+    } catch {
+      // ignored
+    }
+  }
+  if (value) {
+    let target = null;
+    try {
+      target = value.remember ? window.localStorage : window.sessionStorage;
+      target.setItem(SESSION_KEY, JSON.stringify(value));
+    } catch {
+      memorySession = value;
+    }
+  }
+  window.dispatchEvent(new CustomEvent("cf:session", { detail: value ? value.account : null }));
+}
+
+/** Forget the session here (the server's token is left alone: see logout()). */
+export function forgetSession() {
+  saveSession(null);
+}
+
+/** The headers that authenticate a request: {Authorization} or {}. */
+export function authHeaders() {
+  const current = session();
+  return current && current.token ? { Authorization: `Bearer ${current.token}` } : {};
+}
+
+/** The URL of a stream (same origin). */
+export function streamUrl(path) {
+  return path.startsWith("/") ? path : `${API_ROOT}/${path}`;
+}
+
+/** "Web client - Chrome on Linux": the name the token is listed under. */
+export function browserName() {
+  const ua = navigator.userAgent || "";
+  const brands = [
+    ["Edge", /Edg\//],
+    ["Opera", /OPR\//],
+    ["Firefox", /Firefox\//],
+    ["Chrome", /Chrom(e|ium)\//],
+    ["Safari", /Safari\//],
+  ];
+  const systems = [
+    ["Android", /Android/],
+    ["iOS", /iPhone|iPad|iPod/],
+    ["Windows", /Windows/],
+    ["macOS", /Mac OS X|Macintosh/],
+    ["ChromeOS", /CrOS/],
+    ["Linux", /Linux/],
+  ];
+  const browser = (brands.find(([, re]) => re.test(ua)) || ["a browser"])[0];
+  const system = (systems.find(([, re]) => re.test(ua)) || [null])[0];
+  return `Web client - ${browser}${system ? ` on ${system}` : ""}`.slice(0, 64);
+}
+
+// --- requests ----------------------------------------------------------------------
+
+function query(params) {
+  if (!params) return "";
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined || value === null || value === "") continue;
+    search.set(key, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}
+
+function networkProblem(error) {
+  return new ApiError({
+    status: 0,
+    code: "network_error",
+    title: "Network error",
+    detail: "The server cannot be reached: check the connection, then try again.",
+    cause: String(error),
+  });
+}
+
+/** Send one request of OPERATIONS; answers the response, unread. */
+async function send(method, path, { body, headers = {}, auth = true, signal } = {}) {
+  if (!operationFor(method, path)) {
+    throw new Error(`${method} ${path} is not an operation the client may use (api.js OPERATIONS)`);
+  }
+  const sent = { Accept: "application/json", ...headers };
+  if (auth) Object.assign(sent, authHeaders());
+  if (body !== undefined) sent["Content-Type"] = "application/json";
+  try {
+    return await fetch(path, {
+      method,
+      headers: sent,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "omit", // the token is the credential; never the admin's session cookie
+      cache: "no-store",
+      signal,
+    });
+  } catch (error) {
+    if (error && error.name === "AbortError") throw error;
+    throw networkProblem(error);
+  }
+}
+
+/** The problem a failed response carries, as an ApiError; forgets a token the server refuses. */
+async function failure(response, authenticated) {
+  let problem = null;
+  try {
+    problem = await response.json();
+  } catch {
+    problem = null;
+  }
+  if (!problem || typeof problem !== "object" || !problem.detail) {
+    problem = {
+      status: response.status,
+      code: `http_${response.status}`,
+      title: response.statusText || "Error",
+      detail: `The server answered ${response.status} ${response.statusText || ""}`.trim() + ".",
+    };
+  }
+  if (response.status === 401 && authenticated && session()) {
+    forgetSession(); // revoked elsewhere, or the account suspended: signed out here too
+  }
+  return new ApiError({ status: response.status, ...problem });
+}
+
+async function call(method, path, options = {}) {
+  const authenticated = options.auth !== false && Boolean(session());
+  const response = await send(method, path, options);
+  if (!response.ok) throw await failure(response, authenticated);
+  if (response.status === 204) return null;
+  const text = await response.text();
+  return text ? JSON.parse(text) : null;
+}
+
+/**
+ * Open a stream (GET .../stream/): the fetch Response, checked; js/sse.js reads it.
+ * Answers null for 204 No Content (nothing more will come). Throws ApiError otherwise.
+ */
+export async function openStreamResponse(path, { lastEventId = null, signal } = {}) {
+  const headers = { Accept: "text/event-stream" };
+  if (lastEventId !== null && lastEventId !== undefined && lastEventId !== "") {
+    headers["Last-Event-ID"] = String(lastEventId);
+  }
+  const authenticated = Boolean(session());
+  const response = await send("GET", streamUrl(path), { headers, signal });
+  if (response.status === 204) return null;
+  if (!response.ok) throw await failure(response, authenticated);
+  return response;
+}
+
+const gamePath = (id, action = "") => `${API_ROOT}/games/${encodeURIComponent(id)}/${action ? `${action}/` : ""}`;
+
+// --- accounts ----------------------------------------------------------------------
+
+/** POST /players/: a new account (not signed in: log in next). */
+export function register(username, password) {
+  return call("POST", `${API_ROOT}/players/`, { body: { username, password }, auth: false });
+}
+
+/** POST /tokens/ then GET /me/: signs in, keeping the token where `remember` says. */
+export async function login(username, password, remember = false) {
+  const token = await call("POST", `${API_ROOT}/tokens/`, {
+    body: { username, password, name: browserName() },
+    auth: false,
+  });
+  const response = await fetchMe(token.token);
+  saveSession({ token: token.token, tokenId: token.id, account: response, remember: Boolean(remember) });
+  return response;
+}
+
+async function fetchMe(token) {
+  const response = await send("GET", `${API_ROOT}/me/`, {
+    auth: false,
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (!response.ok) throw await failure(response, false);
+  return response.json();
+}
+
+/** DELETE /tokens/{id}/: revokes this browser's token, then forgets it (even if the server is away). */
+export async function logout() {
+  const current = session();
+  try {
+    if (current && current.tokenId !== undefined) {
+      await call("DELETE", `${API_ROOT}/tokens/${encodeURIComponent(current.tokenId)}/`);
+    }
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 401) {
+      forgetSession();
+      throw error; // e.g. offline: signed out here, the token may still be valid
+    }
+  } finally {
+    forgetSession();
+  }
+}
+
+/** GET /me/: the account (refreshes the stored one). */
+export async function me() {
+  const account = await call("GET", `${API_ROOT}/me/`);
+  const current = session();
+  if (current) {
+    saveSession({ ...current, account });
+  }
+  return account;
+}
+
+// --- lobby -------------------------------------------------------------------------
+
+/** GET /bots/: the strategies (bot levels) a table may seat. */
+export function listBots() {
+  return call("GET", `${API_ROOT}/bots/`);
+}
+
+/** GET /games/ with {status, mine, limit, offset}: a page {count, next, previous, results}. */
+export function listGames(params = {}) {
+  return call("GET", `${API_ROOT}/games/${query(params)}`);
+}
+
+/** POST /games/: {ruleset, sit, bot_strategy, bot_delay_ms, turn_time_limit, seed, setup}. */
+export function createGame(body) {
+  return call("POST", `${API_ROOT}/games/`, { body });
+}
+
+/** GET /games/{id}/: the game as the caller may see it ({game, state, you, seed}). */
+export function getGame(id) {
+  return call("GET", gamePath(id));
+}
+
+export function joinGame(id, body = {}) {
+  return call("POST", gamePath(id, "join"), { body });
+}
+
+export function leaveGame(id) {
+  return call("POST", gamePath(id, "leave"));
+}
+
+export function startGame(id) {
+  return call("POST", gamePath(id, "start"));
+}
+
+export function abortGame(id, body = {}) {
+  return call("POST", gamePath(id, "abort"), { body });
+}
+
+/** POST /games/{id}/bots/ {strategy, seat?}: a server bot takes a seat. */
+export function addBot(id, body) {
+  return call("POST", gamePath(id, "bots"), { body });
+}
+
+// --- play --------------------------------------------------------------------------
+
+/**
+ * POST /games/{id}/moves/ {type, tile?, end?, expected_seq?}: a MoveResult ({move, events, game}).
+ * `idempotencyKey` (optional) makes a retried submission safe.
+ */
+export function submitMove(id, body, { idempotencyKey } = {}) {
+  const headers = idempotencyKey ? { "Idempotency-Key": idempotencyKey } : {};
+  return call("POST", gamePath(id, "moves"), { body, headers });
+}
+
+/** GET /games/{id}/moves/?after=: a MovePage. */
+export function listMoves(id, params = {}) {
+  return call("GET", `${gamePath(id, "moves")}${query(params)}`);
+}
+
+export function resign(id) {
+  return call("POST", gamePath(id, "resign"));
+}
+
+/** POST /games/{id}/return/: take back a seat a bot kept after timeouts. */
+export function returnToSeat(id) {
+  return call("POST", gamePath(id, "return"));
+}
+
+/**
+ * GET /games/{id}/events/ with {after, wait}: an EventPage {seq, status, events, has_more}.
+ * With {all: true}, every page from `after` on, as one EventPage.
+ */
+export async function getEvents(id, params = {}) {
+  const { all = false, ...rest } = params;
+  if (!all) return call("GET", `${gamePath(id, "events")}${query(rest)}`);
+  const events = [];
+  let after = rest.after || 0;
+  for (;;) {
+    const page = await call("GET", `${gamePath(id, "events")}${query({ after })}`);
+    events.push(...page.events);
+    if (!page.has_more || page.events.length === 0) {
+      return { ...page, events, has_more: false };
+    }
+    after = page.events[page.events.length - 1].seq;
+  }
+}
+
+/** GET /games/{id}/record/: the whole record of a finished game. */
+export function getRecord(id) {
+  return call("GET", gamePath(id, "record"));
+}
+
+/** GET /games/{id}/hands/: the rounds' hands (as far as they may be shown). */
+export function getHands(id) {
+  return call("GET", gamePath(id, "hands"));
+}
+
+/** GET /games/{id}/hands/{n}/: one round in detail. */
+export function getHand(id, number) {
+  return call("GET", `${gamePath(id, "hands")}${encodeURIComponent(number)}/`);
+}

@@ -1,0 +1,689 @@
+// The lobby (/): my games (live), creating a table, and the tables of the server
+// (open, in play, finished) with filters.
+//
+// Requests: GET /games/ (?status=, ?mine=true, ?limit=, ?offset=), GET /bots/,
+// POST /games/, POST /games/{id}/join|leave|start|abort|bots/, and the account
+// stream GET /me/stream/ (signed in): its snapshot and game_started / your_turn /
+// game_over frames refresh "my games" at once. The lists are also re-read every
+// REFRESH_MS while the page is visible (someone joins a table: no account event).
+//
+// Test hooks:
+//   #my-games [data-testid=my-games] (signed in), its list [data-testid=my-games-list],
+//     #account-stream-status [data-testid=account-stream] (data-state open|reconnecting|closed,
+//     data-frames: how many frames the account stream brought)
+//   #create-form: #create-set_max, #create-players, #create-hand_size, #create-spinner_arms,
+//     #create-rounds, #create-double_blank_points, #create-turn_time_limit,
+//     #create-bot_strategy, #create-bot_delay_ms, #create-sit, #create-bots (bots to seat
+//     at once), #create-submit
+//   #tables: tabs [data-testid=tab-open|tab-running|tab-finished] (role=tab, aria-selected),
+//     filters #filter-mine, #filter-set, #filter-free; list #game-list [data-testid=game-list];
+//     #more-games ("Show more")
+//   a table: li[data-testid=game-card][data-game=<id>][data-status=<status>]
+//     (data-mine="true" if I sit there or created it; data-your-turn="true"), with
+//     [data-testid=game-link] (/games/<id>/), [data-testid=replay-link] (finished),
+//     [data-testid=seat][data-seat=<n>], [data-testid=your-turn],
+//     buttons [data-action=join|leave|start|abort|add-bot|abort-confirm|abort-cancel],
+//     select [data-testid=bot-strategy], input [data-testid=abort-reason]
+
+import * as api from "./api.js";
+import { openStream } from "./sse.js";
+import { busy, h, notify, replaceChildren, seatName, setTitle, showError, statusWord, timeElement } from "./ui.js";
+
+const REFRESH_MS = 15000;
+const PAGE = 20;
+const MY_GAMES = 12;
+const SET_SIZES = [6, 9, 12, 15, 18];
+const MAX_PLAYERS = { 6: 6, 9: 8, 12: 10, 15: 12, 18: 14 };
+const TABS = [
+  { key: "open", label: "Open tables" },
+  { key: "running", label: "In play" },
+  { key: "finished", label: "Finished" },
+];
+const FALLBACK_BOTS = ["random", "easy", "greedy", "medium", "strong", "hard"].map((name) => ({ name, description: "", strength: null }));
+
+function tileCount(setMax) {
+  return ((setMax + 1) * (setMax + 2)) / 2;
+}
+
+function rulesetWords(ruleset) {
+  const parts = [`Double-${ruleset.set_max}`, `${ruleset.players} players`];
+  parts.push(ruleset.rounds ? `${ruleset.rounds} round${ruleset.rounds === 1 ? "" : "s"}` : `${ruleset.set_max + 1} rounds`);
+  if (ruleset.spinner_arms !== 4) parts.push(`${ruleset.spinner_arms} spinner arms`);
+  if (ruleset.hand_size) parts.push(`hands of ${ruleset.hand_size}`);
+  if (ruleset.double_blank_points !== 50) parts.push(`double-blank ${ruleset.double_blank_points}`);
+  return parts.join(" · ");
+}
+
+function mySeat(game, account) {
+  if (!account) return null;
+  return game.seats.find((s) => s.player && s.player.username === account.username) || null;
+}
+
+export function renderLobby(root) {
+  setTitle("Lobby");
+  const account = api.currentUser();
+  const state = {
+    tab: "open",
+    mine: false,
+    setMax: "",
+    free: false,
+    offset: 0,
+    games: [],
+    count: 0,
+    myGames: [],
+    live: new Map(), // game id -> AccountGame, from the account stream
+    bots: FALLBACK_BOTS,
+    abortOpen: null, // the game whose abort form is open
+    drawn: { list: "", mine: "" },
+  };
+  const timers = [];
+  let stream = null;
+  let stopped = false;
+
+  // --- the parts of the page ---------------------------------------------------------
+
+  const streamStatus = h(
+    "span",
+    { id: "account-stream-status", class: "live-status", role: "status", "data-testid": "account-stream", "data-state": "connecting" },
+    "Connecting…",
+  );
+  const myList = h("ul", { class: "game-list", "data-testid": "my-games-list", "aria-live": "polite" });
+  const mySection = account
+    ? h(
+        "section",
+        { id: "my-games", class: "panel", "data-testid": "my-games", "aria-labelledby": "my-games-title" },
+        h("div", { class: "panel-head" }, h("h2", { id: "my-games-title" }, "My games"), streamStatus),
+        myList,
+      )
+    : h(
+        "section",
+        { id: "welcome", class: "panel welcome" },
+        h("h2", {}, "Play Chicken Foot"),
+        h(
+          "p",
+          {},
+          "Watch any table as a guest. ",
+          h("a", { href: "/login/", "data-link": "" }, "Log in"),
+          " or ",
+          h("a", { href: "/register/", "data-link": "" }, "create an account"),
+          " to open a table, take a seat and play against people or the server's bots.",
+        ),
+      );
+
+  const createSection = account ? createForm() : null;
+
+  const list = h("ul", { id: "game-list", class: "game-list", "data-testid": "game-list", "aria-live": "polite" });
+  const countLine = h("p", { class: "muted count", "data-testid": "game-count" });
+  const more = h("button", { type: "button", id: "more-games", class: "ghost", hidden: true, onclick: () => loadList({ more: true }) }, "Show more");
+  const tabButtons = TABS.map((tab) =>
+    h(
+      "button",
+      {
+        type: "button",
+        role: "tab",
+        id: `tab-${tab.key}`,
+        "data-testid": `tab-${tab.key}`,
+        "aria-controls": "game-list",
+        "aria-selected": String(tab.key === state.tab),
+        tabindex: tab.key === state.tab ? "0" : "-1",
+        onclick: () => selectTab(tab.key),
+        onkeydown: (event) => {
+          const index = TABS.findIndex((t) => t.key === tab.key);
+          const step = { ArrowRight: 1, ArrowLeft: -1, Home: -index, End: TABS.length - 1 - index }[event.key];
+          if (step === undefined) return;
+          event.preventDefault();
+          const next = TABS[(index + step + TABS.length) % TABS.length];
+          selectTab(next.key);
+          document.getElementById(`tab-${next.key}`).focus();
+        },
+      },
+      tab.label,
+    ),
+  );
+  const filters = h(
+    "form",
+    { id: "filters", class: "filters", "aria-label": "Filter the tables", onsubmit: (e) => e.preventDefault() },
+    account
+      ? h(
+          "div",
+          { class: "field-check inline" },
+          h("input", { type: "checkbox", id: "filter-mine", onchange: (e) => setFilter({ mine: e.target.checked }) }),
+          h("label", { for: "filter-mine" }, "Only mine"),
+        )
+      : null,
+    h(
+      "div",
+      { class: "inline" },
+      h("label", { for: "filter-set" }, "Set"),
+      h(
+        "select",
+        { id: "filter-set", onchange: (e) => setFilter({ setMax: e.target.value }) },
+        h("option", { value: "" }, "Any"),
+        SET_SIZES.map((n) => h("option", { value: String(n) }, `Double-${n}`)),
+      ),
+    ),
+    h(
+      "div",
+      { class: "field-check inline", id: "filter-free-wrap" },
+      h("input", { type: "checkbox", id: "filter-free", onchange: (e) => setFilter({ free: e.target.checked }) }),
+      h("label", { for: "filter-free" }, "With a free seat"),
+    ),
+  );
+  const tablesSection = h(
+    "section",
+    { id: "tables", class: "panel", "aria-labelledby": "tables-title" },
+    h("div", { class: "panel-head" }, h("h2", { id: "tables-title" }, "Tables"), countLine),
+    h("div", { class: "tabs", role: "tablist", "aria-label": "Which tables" }, tabButtons),
+    filters,
+    list,
+    h("div", { class: "actions center" }, more),
+  );
+
+  replaceChildren(
+    root,
+    h("h1", { class: "visually-hidden" }, "Lobby"),
+    h("div", { class: "lobby" }, h("div", { class: "lobby-side" }, mySection, createSection), h("div", { class: "lobby-main" }, tablesSection)),
+  );
+
+  // --- create a table ----------------------------------------------------------------
+
+  function numberField(name, label, attrs, hint) {
+    const id = `create-${name}`;
+    return h(
+      "div",
+      { class: "field" },
+      h("label", { for: id }, label),
+      h("input", { id, name, type: "number", inputmode: "numeric", "aria-describedby": hint ? `${id}-hint` : null, ...attrs }),
+      hint ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null,
+    );
+  }
+
+  function selectField(name, label, options, value, hint, attrs = {}) {
+    const id = `create-${name}`;
+    return h(
+      "div",
+      { class: "field" },
+      h("label", { for: id }, label),
+      h("select", { id, name, value: String(value), "aria-describedby": hint ? `${id}-hint` : null, ...attrs }, options.map(([v, text]) => h("option", { value: String(v) }, text))),
+      hint ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null,
+    );
+  }
+
+  function createForm() {
+    const form = h(
+      "form",
+      { id: "create-form", class: "form", novalidate: true },
+      h(
+        "div",
+        { class: "grid-2" },
+        selectField("set_max", "Set", SET_SIZES.map((n) => [n, `Double-${n}`]), 9, null, { title: "Double-6: 28 tiles; double-9: 55; double-12: 91; double-15: 136; double-18: 190" }),
+        numberField("players", "Players", { min: 2, max: 8, value: 4, required: true }),
+        numberField("rounds", "Rounds", { min: 1, max: 10, placeholder: "all" }, "Empty: one per double (all)."),
+        numberField("hand_size", "Hand size", { min: 1, placeholder: "standard" }, "Empty: the rules' table."),
+        selectField("spinner_arms", "Spinner arms", [[4, "4"], [6, "6"]], 4),
+        numberField("double_blank_points", "Double-blank points", { min: 0, max: 100, value: 50 }),
+        numberField("turn_time_limit", "Seconds per turn", { min: 5, max: 86400, placeholder: "no limit" }, "A bot moves for a player who runs out."),
+        numberField("bot_delay_ms", "Bot pause (ms)", { min: 0, max: 10000, value: 500 }, "So people can follow the bots."),
+      ),
+      selectField(
+        "bot_strategy",
+        "Bot level",
+        state.bots.map((b) => [b.name, botLabel(b)]),
+        "greedy",
+        "Plays for a player whose clock runs out, and the bots you add.",
+      ),
+      numberField("bots", "Bots to seat now", { min: 0, max: 7, value: 0 }, "Server bots at this level; more can be added later."),
+      h(
+        "div",
+        { class: "field field-check" },
+        h("input", { type: "checkbox", id: "create-sit", name: "sit", checked: true }),
+        h("label", { for: "create-sit" }, "Take the first seat myself"),
+      ),
+      h("div", { class: "actions" }, h("button", { type: "submit", id: "create-submit", class: "primary" }, "Create table")),
+    );
+    const limits = () => {
+      const setMax = Number(form.elements.set_max.value);
+      const players = form.elements.players;
+      players.max = String(MAX_PLAYERS[setMax]);
+      form.elements.rounds.max = String(setMax + 1);
+      form.elements.hand_size.max = String(Math.floor(tileCount(setMax) / Math.max(2, Number(players.value) || 2)));
+      form.elements.bots.max = String(Math.max(0, (Number(players.value) || 2) - (form.elements.sit.checked ? 1 : 0)));
+    };
+    form.addEventListener("input", limits);
+    form.addEventListener("change", limits);
+    limits();
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      await busy(form, () => createTable(form));
+    });
+    return h(
+      "section",
+      { id: "create-table", class: "panel", "aria-labelledby": "create-title" },
+      // open at once on a wide screen; on a phone the tables come first, the form a tap away
+      h("details", { open: !window.matchMedia("(max-width: 899px)").matches, class: "create" }, h("summary", {}, h("h2", { id: "create-title" }, "Create a table")), form),
+    );
+  }
+
+  function botLabel(bot) {
+    const strength = bot.strength ? ` — wins ${Math.round(bot.strength.win_rate * 100)}% vs ${bot.strength.against}` : "";
+    return `${bot.name}${strength}`;
+  }
+
+  async function createTable(form) {
+    const value = (name) => form.elements[name].value.trim();
+    const number = (name) => (value(name) === "" ? null : Number(value(name)));
+    const ruleset = { set_max: number("set_max"), players: number("players"), spinner_arms: number("spinner_arms") };
+    for (const name of ["rounds", "hand_size", "double_blank_points"]) {
+      if (number(name) !== null) ruleset[name] = number(name);
+    }
+    const body = {
+      ruleset,
+      sit: form.elements.sit.checked,
+      bot_strategy: value("bot_strategy"),
+      bot_delay_ms: number("bot_delay_ms") ?? 0,
+      turn_time_limit: number("turn_time_limit"),
+    };
+    const created = await api.createGame(body);
+    const id = created.game.id;
+    const bots = Math.min(number("bots") || 0, created.game.seats.filter((s) => !s.player && !s.bot_strategy).length);
+    for (let i = 0; i < bots; i += 1) {
+      await api.addBot(id, { strategy: body.bot_strategy });
+    }
+    notify(`Table ${id} created.`);
+    if (state.tab !== "open") selectTab("open");
+    await refreshAll();
+    const card = document.querySelector(`#my-games [data-game="${id}"]`);
+    if (card) card.scrollIntoView({ block: "nearest" });
+  }
+
+  // --- the lists ---------------------------------------------------------------------
+
+  function focusKey() {
+    const active = document.activeElement;
+    if (!active || !root.contains(active)) return null;
+    const card = active.closest("[data-game]");
+    if (!card) return null;
+    return { list: active.closest("ul") ? active.closest("ul").dataset.testid : null, game: card.dataset.game, key: active.dataset.focus || active.dataset.action || active.dataset.testid };
+  }
+
+  function restoreFocus(saved) {
+    if (!saved || !saved.key) return;
+    const target = root.querySelector(
+      `[data-testid="${saved.list}"] [data-game="${saved.game}"] [data-focus="${saved.key}"], [data-testid="${saved.list}"] [data-game="${saved.game}"] [data-action="${saved.key}"], [data-testid="${saved.list}"] [data-game="${saved.game}"] [data-testid="${saved.key}"]`,
+    );
+    if (target) target.focus();
+  }
+
+  function visible(games) {
+    return games.filter((game) => {
+      if (state.setMax && String(game.ruleset.set_max) !== state.setMax) return false;
+      if (state.free && state.tab === "open" && !game.seats.some((s) => !s.player && !s.bot_strategy)) return false;
+      return true;
+    });
+  }
+
+  function drawList() {
+    const shown = visible(state.games);
+    const signature = JSON.stringify([shown, state.abortOpen, [...state.live.entries()], state.bots.length]);
+    const plural = state.count === 1 ? "" : "s";
+    const counted = {
+      open: `${state.count} open table${plural}`,
+      running: `${state.count} table${plural} in play`,
+      finished: `${state.count} finished game${plural}`,
+    }[state.tab];
+    countLine.textContent = `${counted}${shown.length !== state.games.length ? `, ${shown.length} shown` : ""}`;
+    more.hidden = state.games.length >= state.count;
+    if (signature === state.drawn.list) return;
+    state.drawn.list = signature;
+    const saved = focusKey();
+    replaceChildren(
+      list,
+      shown.length
+        ? shown.map((game) => card(game))
+        : h("li", { class: "empty", "data-testid": "no-games" }, state.tab === "open" ? "No open table right now: create one!" : "No table here."),
+    );
+    restoreFocus(saved);
+  }
+
+  function drawMine() {
+    if (!account) return;
+    const signature = JSON.stringify([state.myGames, state.abortOpen, [...state.live.entries()], state.bots.length]);
+    if (signature === state.drawn.mine) return;
+    state.drawn.mine = signature;
+    const saved = focusKey();
+    replaceChildren(
+      myList,
+      state.myGames.length
+        ? state.myGames.map((game) => card(game))
+        : h("li", { class: "empty", "data-testid": "no-my-games" }, "No game yet: create a table or join one."),
+    );
+    restoreFocus(saved);
+  }
+
+  async function loadList({ more: appending = false } = {}) {
+    const params = { status: state.tab, limit: PAGE, offset: appending ? state.games.length : 0 };
+    if (state.mine) params.mine = "true";
+    try {
+      const page = await api.listGames(params);
+      if (stopped) return;
+      state.games = appending ? [...state.games, ...page.results] : page.results;
+      state.count = page.count;
+      drawList();
+    } catch (error) {
+      if (!stopped) showError(error);
+    }
+  }
+
+  async function loadMine() {
+    if (!account || !api.currentUser()) return;
+    try {
+      const page = await api.listGames({ mine: "true", limit: MY_GAMES });
+      if (stopped) return;
+      // open and running first (newest first), then the finished and aborted ones
+      const rank = { running: 0, open: 1, finished: 2, aborted: 3 };
+      state.myGames = page.results.slice().sort((a, b) => rank[a.status] - rank[b.status] || b.id - a.id);
+      drawMine();
+    } catch (error) {
+      if (!stopped) showError(error);
+    }
+  }
+
+  function refreshAll() {
+    // the list shown, in as many requests as it had pages (at most a few)
+    return Promise.all([loadList(), loadMine()]);
+  }
+
+  let debounce = null;
+  function refreshSoon() {
+    clearTimeout(debounce);
+    debounce = setTimeout(refreshAll, 250);
+  }
+
+  function selectTab(key) {
+    state.tab = key;
+    state.offset = 0;
+    state.games = [];
+    state.drawn.list = "";
+    for (const button of tabButtons) {
+      const selected = button.id === `tab-${key}`;
+      button.setAttribute("aria-selected", String(selected));
+      button.tabIndex = selected ? 0 : -1;
+    }
+    document.getElementById("filter-free-wrap").hidden = key !== "open";
+    replaceChildren(list, h("li", { class: "empty" }, "Loading…"));
+    loadList();
+  }
+
+  function setFilter(change) {
+    const reload = "mine" in change && change.mine !== state.mine;
+    Object.assign(state, change);
+    if (reload) loadList();
+    else drawList();
+  }
+
+  // --- one table -----------------------------------------------------------------------
+
+  function card(game) {
+    const me = api.currentUser();
+    const seat = mySeat(game, me);
+    const creator = me && game.creator === me.username;
+    // the account stream's word if it is newer than the list's, else the list's
+    const live = state.live.get(game.id);
+    const yourTurn =
+      game.status === "running" &&
+      (live && live.seq > game.seq ? live.your_turn : Boolean(seat && game.turn_seat === seat.number && !seat.resigned));
+    const free = game.seats.filter((s) => !s.player && !s.bot_strategy);
+    const title = game.status === "finished" || game.status === "aborted" ? `Game ${game.id}` : `Table ${game.id}`;
+    const linkText = { open: seat ? "Open table" : "Look", running: seat ? "Play" : "Watch", finished: "Final position", aborted: "Open" }[game.status];
+    const badges = [
+      h("span", { class: `badge status-${game.status}`, "data-testid": "status" }, h("span", { class: "dot", "aria-hidden": "true" }), statusWord(game.status)),
+      yourTurn ? h("span", { class: "badge your-turn", "data-testid": "your-turn" }, "▶ Your turn") : null,
+      game.practice ? h("span", { class: "badge" }, "Practice") : null,
+      game.moderated ? h("span", { class: "badge" }, "Moderated") : null,
+    ];
+    const seats = h(
+      "ol",
+      { class: "seats", "aria-label": "Seats" },
+      game.seats.map((s) => {
+        const you = seat && s.number === seat.number;
+        const turn = game.status === "running" && game.turn_seat === s.number;
+        return h(
+          "li",
+          {
+            class: ["seat", you && "you", turn && "turn", !s.player && !s.bot_strategy && "free", s.bot_strategy && "bot"],
+            "data-testid": "seat",
+            "data-seat": String(s.number),
+          },
+          s.bot_strategy ? h("span", { class: "seat-icon", "aria-hidden": "true" }, "⚙") : null,
+          seatName(game, s.number),
+          you ? h("span", { class: "tag" }, " (you)") : null,
+          turn ? h("span", { class: "tag" }, " — to play") : null,
+          game.result && game.result.winners.includes(s.number) ? h("span", { class: "tag win" }, " — winner") : null,
+          game.result ? h("span", { class: "score" }, ` ${game.result.totals[s.number]} pts`) : null,
+        );
+      }),
+    );
+    const actions = [];
+    actions.push(
+      h("a", { class: ["button", seat && game.status !== "finished" ? "primary" : "ghost"], href: `/games/${game.id}/`, "data-link": "", "data-testid": "game-link" }, linkText),
+    );
+    if (game.status === "finished") {
+      actions.push(h("a", { class: "button ghost", href: `/games/${game.id}/replay/`, "data-link": "", "data-testid": "replay-link" }, "Replay"));
+    }
+    if (game.status === "open" && me) {
+      if (!seat && free.length) actions.push(actionButton(game, "join", "Join", () => api.joinGame(game.id, {}), `Joined table ${game.id}.`));
+      if (seat) actions.push(actionButton(game, "leave", "Leave", () => api.leaveGame(game.id), `Left table ${game.id}.`, "ghost"));
+      if (creator) {
+        if (free.length) {
+          const select = h(
+            "select",
+            { "data-testid": "bot-strategy", "data-focus": "bot-strategy", id: `bot-strategy-${game.id}`, value: game.bot_strategy },
+            state.bots.map((b) => h("option", { value: b.name }, b.name)),
+          );
+          actions.push(
+            h(
+              "span",
+              { class: "add-bot" },
+              h("label", { for: `bot-strategy-${game.id}`, class: "visually-hidden" }, `Bot level for a seat at table ${game.id}`),
+              select,
+              actionButton(game, "add-bot", "Add bot", () => api.addBot(game.id, { strategy: select.value }), `Bot seated at table ${game.id}.`, "ghost"),
+            ),
+          );
+        }
+        const start = actionButton(game, "start", "Start", () => api.startGame(game.id), `Table ${game.id} started.`, "primary");
+        if (free.length) {
+          start.setAttribute("aria-describedby", `start-hint-${game.id}`);
+        }
+        actions.push(start);
+        if (free.length) actions.push(h("span", { class: "hint", id: `start-hint-${game.id}` }, `${free.length} seat${free.length === 1 ? "" : "s"} to fill before starting.`));
+        actions.push(
+          h(
+            "button",
+            {
+              type: "button",
+              class: "ghost danger",
+              "data-action": "abort",
+              "aria-expanded": String(state.abortOpen === game.id),
+              onclick: () => {
+                state.abortOpen = state.abortOpen === game.id ? null : game.id;
+                redraw();
+                const input = root.querySelector(`[data-game="${game.id}"] [data-testid="abort-reason"]`);
+                if (input) input.focus();
+              },
+            },
+            "Abort…",
+          ),
+        );
+      }
+    }
+    const abortForm =
+      creator && game.status === "open" && state.abortOpen === game.id
+        ? (() => {
+            const reason = h("input", { id: `abort-reason-${game.id}`, "data-testid": "abort-reason", "data-focus": "abort-reason", maxlength: 500, placeholder: "optional" });
+            const form = h(
+              "form",
+              { class: "abort-form", onsubmit: (e) => e.preventDefault() },
+              h("label", { for: `abort-reason-${game.id}` }, "Why abort? (shown to the table)"),
+              reason,
+              h(
+                "div",
+                { class: "actions" },
+                h(
+                  "button",
+                  {
+                    type: "submit",
+                    class: "danger",
+                    "data-action": "abort-confirm",
+                    onclick: async (e) => {
+                      e.preventDefault();
+                      const done = await busy(e.currentTarget, () => api.abortGame(game.id, { reason: reason.value.trim() }));
+                      if (done) {
+                        state.abortOpen = null;
+                        notify(`Table ${game.id} aborted.`);
+                        refreshAll();
+                      }
+                    },
+                  },
+                  "Abort table",
+                ),
+                h("button", { type: "button", class: "ghost", "data-action": "abort-cancel", onclick: () => ((state.abortOpen = null), redraw()) }, "Keep it"),
+              ),
+            );
+            return form;
+          })()
+        : null;
+    const when =
+      game.status === "finished" || game.status === "aborted"
+        ? h("span", {}, "ended ", timeElement(game.finished_at))
+        : game.status === "running"
+          ? h("span", {}, "started ", timeElement(game.started_at))
+          : h("span", {}, "opened ", timeElement(game.created_at));
+    const extra = [];
+    if (game.turn_time_limit) extra.push(`${game.turn_time_limit} s a turn`);
+    extra.push(`bot level ${game.bot_strategy}`);
+    return h(
+      "li",
+      {
+        class: ["game-card", `is-${game.status}`, yourTurn && "is-your-turn"],
+        "data-testid": "game-card",
+        "data-game": String(game.id),
+        "data-status": game.status,
+        "data-mine": String(Boolean(seat || creator)),
+        "data-your-turn": String(yourTurn),
+      },
+      h(
+        "div",
+        { class: "card-head" },
+        h("h3", { class: "card-title" }, h("a", { href: `/games/${game.id}/`, "data-link": "" }, title)),
+        h("div", { class: "badges" }, badges),
+      ),
+      h("p", { class: "card-meta" }, rulesetWords(game.ruleset), h("br"), h("span", { class: "muted" }, `by ${game.creator} · `, when, ` · ${extra.join(" · ")}`)),
+      game.status === "aborted" && game.abort_reason ? h("p", { class: "muted" }, `Reason: ${game.abort_reason}`) : null,
+      seats,
+      h("div", { class: "actions card-actions" }, actions),
+      abortForm,
+    );
+  }
+
+  function actionButton(game, action, label, run, done, style = "") {
+    const button = h(
+      "button",
+      {
+        type: "button",
+        class: style,
+        "data-action": action,
+        "aria-label": `${label} (table ${game.id})`,
+        onclick: async () => {
+          const result = await busy(button, run);
+          if (result !== undefined) {
+            notify(done);
+            await refreshAll();
+          }
+        },
+      },
+      label,
+    );
+    return button;
+  }
+
+  function redraw() {
+    state.drawn = { list: "", mine: "" };
+    drawList();
+    drawMine();
+  }
+
+  // --- live ----------------------------------------------------------------------------
+
+  function startStream() {
+    if (!account) return;
+    stream = openStream("/api/v1/me/stream/", {
+      onFrame(type, data) {
+        streamStatus.dataset.frames = String(Number(streamStatus.dataset.frames || 0) + 1);
+        if (type === "snapshot") {
+          state.live = new Map(data.games.map((g) => [g.game, g]));
+          const shown = new Map(state.myGames.map((g) => [g.id, g.status]));
+          const stale = data.games.some((g) => shown.get(g.game) !== g.status);
+          if (stale) refreshSoon();
+          else redraw();
+        } else if (type === "game_started" || type === "your_turn" || type === "game_over") {
+          state.live.set(data.game, data);
+          const known = state.myGames.find((g) => g.id === data.game);
+          if (type === "your_turn" && known && known.status === data.status) {
+            redraw(); // nothing moved between the lists: no request
+          } else {
+            refreshSoon(); // a game started or ended: it changes lists
+          }
+        }
+      },
+      onStatus(status) {
+        streamStatus.dataset.state = status;
+        streamStatus.textContent = { open: "● Live", reconnecting: "Reconnecting…", closed: "Not live" }[status] || status;
+      },
+      onError(error) {
+        if (error.status !== 401) showError(error);
+      },
+    });
+  }
+
+  function tick() {
+    if (document.visibilityState === "visible") refreshAll();
+  }
+
+  const onVisible = () => {
+    if (document.visibilityState === "visible") refreshAll();
+  };
+  const onSession = () => {
+    // signed out elsewhere (or the token refused): draw the lobby as a guest
+    if (!api.currentUser() && account) window.dispatchEvent(new CustomEvent("cf:navigate"));
+  };
+  document.addEventListener("visibilitychange", onVisible);
+  window.addEventListener("cf:session", onSession);
+  timers.push(setInterval(tick, REFRESH_MS));
+
+  api
+    .listBots()
+    .then((bots) => {
+      if (stopped || !bots.length) return;
+      state.bots = bots;
+      const select = document.getElementById("create-bot_strategy");
+      if (select) {
+        const chosen = select.value;
+        replaceChildren(select, bots.map((b) => h("option", { value: b.name }, botLabel(b))));
+        select.value = bots.some((b) => b.name === chosen) ? chosen : "greedy";
+      }
+      redraw();
+    })
+    .catch(() => {});
+  selectTab("open");
+  loadMine();
+  startStream();
+
+  return () => {
+    stopped = true;
+    timers.forEach(clearInterval);
+    clearTimeout(debounce);
+    document.removeEventListener("visibilitychange", onVisible);
+    window.removeEventListener("cf:session", onSession);
+    if (stream) stream.close();
+  };
+}

@@ -1,0 +1,188 @@
+// The replay page: /games/<id>/replay/.
+//
+// renderReplay(root, {gameId}) reads the game (names, result) and its whole public
+// event log (GET /events/, every page), turns it into steps with layout.js's
+// replaySteps, and shows one step at a time: the layout at that step (drawBoard), what
+// happened, and the scoreboard as it stood. Forward/back, first/last, jump to a hand;
+// keyboard: ArrowRight/ArrowLeft, Home/End, PageDown/PageUp (next/previous hand).
+// Returns a cleanup function.
+//
+// Selectors for tests (data-testid): replay (the <section>; data-step, data-steps,
+// data-round), replay-first, replay-prev, replay-next, replay-last, replay-round
+// (<select> of hands), replay-position, replay-description, replay-board ([data-tile]),
+// replay-scoreboard. window.cfReplay = {steps, step, layout} mirrors what is shown.
+
+import * as api from "./api.js";
+import { drawBoard } from "./board.js";
+import { replaySteps } from "./layout.js";
+import { setTitle } from "./ui.js";
+import { el, seatLabel } from "./table.js";
+
+async function allEvents(id) {
+  const events = [];
+  let after = 0;
+  for (;;) {
+    const page = await api.getEvents(id, { after });
+    events.push(...page.events);
+    if (!page.has_more || !page.events.length) return events;
+    after = page.events[page.events.length - 1].seq;
+  }
+}
+
+export function renderReplay(root, { gameId }) {
+  const id = Number(gameId);
+  let closed = false;
+  let game = null;
+  let steps = [];
+  let index = 0;
+  let lines = [];
+
+  const status = el("p", { class: "cf-replay-status", role: "status" }, "Loading the match...");
+  const alertBox = el("div", { class: "cf-alert", role: "alert", "data-testid": "replay-alert", hidden: true });
+  const position = el("p", { class: "cf-replay-position", "data-testid": "replay-position", "aria-live": "polite" });
+  const description = el("p", { class: "cf-replay-description", "data-testid": "replay-description" });
+  const button = (testid, label, text, go) =>
+    el("button", { type: "button", class: "cf-action", "data-testid": testid, "aria-label": label, onclick: go }, text);
+  const first = button("replay-first", "First step", "« First", () => show(0));
+  const prev = button("replay-prev", "Previous step", "◀ Back", () => show(index - 1));
+  const next = button("replay-next", "Next step", "Forward ▶", () => show(index + 1));
+  const last = button("replay-last", "Last step", "Last »", () => show(steps.length - 1));
+  const roundSelect = el("select", { "data-testid": "replay-round", id: "cf-replay-round" });
+  roundSelect.addEventListener("change", () => {
+    const round = Number(roundSelect.value);
+    const at = steps.findIndex((s) => s.round === round);
+    if (at >= 0) show(at);
+  });
+  const slider = el("input", { type: "range", min: "0", max: "0", value: "0", "data-testid": "replay-slider", "aria-label": "Step" });
+  slider.addEventListener("input", () => show(Number(slider.value)));
+  const controls = el(
+    "div",
+    { class: "cf-replay-controls", role: "group", "aria-label": "Replay controls" },
+    first, prev, next, last,
+    el("label", { for: "cf-replay-round", class: "cf-replay-round-label" }, "Jump to hand "),
+    roundSelect,
+  );
+  const boardBox = el("div", { class: "cf-board-area", "data-testid": "replay-board" });
+  const scoreboard = el("table", { class: "cf-scoreboard", "data-testid": "replay-scoreboard" });
+  const title = el("h1", { class: "cf-table-title", id: "cf-replay-title" }, `Replay of game ${id}`);
+  const section = el(
+    "section",
+    { class: "cf-table cf-replay", id: "replay", "data-testid": "replay", "data-game": id, "aria-labelledby": "cf-replay-title", "data-status": "loading" },
+    el("header", { class: "cf-table-head" }, title, status,
+      el("p", { class: "cf-table-links" }, el("a", { href: `/games/${id}/`, "data-link": "" }, "Back to the table"), " · ", el("a", { href: "/", "data-link": "" }, "Lobby"))),
+    alertBox,
+    controls,
+    el("div", { class: "cf-replay-slider" }, slider),
+    position,
+    description,
+    el("div", { class: "cf-table-main" },
+      el("div", { class: "cf-table-play" }, boardBox),
+      el("aside", { class: "cf-table-side" }, el("h2", {}, "Scores"), el("div", { class: "cf-scoreboard-box" }, scoreboard))),
+  );
+  root.replaceChildren(section);
+  setTitle(`Replay of game ${id}`);
+
+  function names() {
+    return (game?.game?.seats || []).map((s) => seatLabel(game, s.number));
+  }
+
+  function scoreboardAt(step) {
+    const seq = step?.event?.seq ?? 0;
+    const ended = steps
+      .slice(0, index + 1)
+      .map((s) => s.event)
+      .filter((e) => e && e.type === "round_ended" && e.seq <= seq);
+    const who = names();
+    const head = el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Hand"), ...who.map((n, i) => el("th", { scope: "col", "data-seat": i }, n))));
+    const rows = ended.map((e) =>
+      el("tr", { "data-round": e.data.number }, el("th", { scope: "row" }, `${e.data.number} (${e.data.starting_double})`), ...e.data.scores.map((s, i) => el("td", { "data-seat": i }, String(s)))),
+    );
+    const totals = ended.length ? ended[ended.length - 1].data.totals : who.map(() => 0);
+    const matchEnded = step?.event?.type === "match_ended" ? step.event.data : null;
+    const winners = new Set(matchEnded?.winners || []);
+    const foot = el("tfoot", {}, el("tr", {}, el("th", { scope: "row" }, "Total"), ...totals.map((t, i) => el("td", { "data-seat": i, class: winners.has(i) ? "cf-winner" : null }, `${t}${winners.has(i) ? " ★" : ""}`))));
+    scoreboard.replaceChildren(head, el("tbody", {}, ...rows), foot);
+  }
+
+  function show(at) {
+    if (!steps.length) return;
+    index = Math.max(0, Math.min(steps.length - 1, at));
+    const step = steps[index];
+    section.dataset.step = index;
+    section.dataset.round = step.round ?? "";
+    slider.value = String(index);
+    first.disabled = prev.disabled = index === 0;
+    next.disabled = last.disabled = index === steps.length - 1;
+    if (step.round !== undefined && step.round !== null) roundSelect.value = String(step.round);
+    position.textContent = `Step ${index + 1} of ${steps.length}${step.round ? ` · hand ${step.round}` : ""}`;
+    description.textContent = lines[index] || step.description || "";
+    if (step.layout) {
+      drawBoard(boardBox, step.layout, { arms: game?.game?.ruleset?.spinner_arms, lastTile: step.lastTile || undefined });
+    } else {
+      boardBox.replaceChildren(el("p", { class: "cf-board-empty" }, "No tiles on the table yet."));
+    }
+    scoreboardAt(step);
+    window.cfReplay = { steps: steps.length, step: index, layout: step.layout || null };
+  }
+
+  function onKey(event) {
+    const tag = event.target?.tagName;
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || event.altKey || event.ctrlKey || event.metaKey) return;
+    const moves = {
+      ArrowRight: () => show(index + 1),
+      ArrowLeft: () => show(index - 1),
+      Home: () => show(0),
+      End: () => show(steps.length - 1),
+      PageDown: () => {
+        const at = steps.findIndex((s, i) => i > index && s.round > (steps[index].round ?? 0));
+        show(at >= 0 ? at : steps.length - 1);
+      },
+      PageUp: () => {
+        const round = steps[index].round ?? 0;
+        const start = steps.findIndex((s) => s.round === round);
+        const target = index > start ? start : steps.findIndex((s) => s.round === round - 1);
+        show(target >= 0 ? target : 0);
+      },
+    };
+    if (moves[event.key]) {
+      event.preventDefault();
+      moves[event.key]();
+    }
+  }
+  document.addEventListener("keydown", onKey);
+
+  (async () => {
+    try {
+      const [g, events] = await Promise.all([api.getGame(id), allEvents(id)]);
+      if (closed) return;
+      game = g;
+      steps = replaySteps(events, { seatName: (n) => seatLabel(game, n) });
+      lines = steps.map((s) => s.description);
+      section.dataset.steps = steps.length;
+      section.dataset.status = g.game.status;
+      slider.max = String(Math.max(0, steps.length - 1));
+      const rounds = [...new Set(steps.map((s) => s.round).filter((r) => r !== undefined && r !== null && r > 0))];
+      roundSelect.replaceChildren(...rounds.map((r) => el("option", { value: r }, `Hand ${r}`)));
+      status.textContent =
+        g.game.status === "finished"
+          ? `${steps.length} steps, ${rounds.length} hand${rounds.length === 1 ? "" : "s"}. Use the arrow keys to step.`
+          : `This game is ${g.game.status}: the replay shows it so far.`;
+      if (!steps.length) {
+        description.textContent = "Nothing has been played yet.";
+        return;
+      }
+      show(0);
+    } catch (err) {
+      if (closed) return;
+      status.textContent = "";
+      alertBox.hidden = false;
+      alertBox.replaceChildren(el("p", {}, err?.message || "The match could not be loaded."));
+      section.dataset.status = "error";
+    }
+  })();
+
+  return function cleanup() {
+    closed = true;
+    document.removeEventListener("keydown", onKey);
+  };
+}

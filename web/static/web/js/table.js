@@ -1,0 +1,829 @@
+// The game page: /games/<id>/ (play or spectate).
+//
+// renderTable(root, {gameId}) draws one table and keeps it live over the game's
+// stream (GET /api/v1/games/{id}/stream/ through sse.js); it returns a cleanup
+// function (closes the stream, stops the timers).
+//
+// How it stays right:
+// - The stream is opened with Last-Event-ID 0: its `snapshot` frame (the Game as this
+//   viewer may see it) paints the table, then every event of the log follows once, in
+//   order (the move log is built from them); after a drop, sse.js resumes from the
+//   last id it got, so nothing is missed or doubled (entries are also keyed by seq).
+// - Events carry no hand and no legal moves: an event newer than the drawn state
+//   schedules GET /games/{id}/ (debounced; spectators at most every 0.7 s, under the
+//   anonymous rate limit). A move's own answer (MoveResult.game) is drawn at once.
+//   A state older than the one drawn is never drawn. A play seen on the stream is put on
+//   the board at once (layout.js rebuilds the round's layout from its events), before the
+//   GET it triggers answers.
+// - A move is sent with expected_seq = the seq of the state it was decided on; a
+//   refusal shows the problem's detail (role=alert); stale_seq draws the problem's game.
+//
+// Selectors for tests (data-testid unless said):
+//   table (the <section>; data-seq, data-status, data-your-turn, data-busy, data-role
+//     "player"|"spectator", data-phase, data-round, data-repeats: events the stream sent
+//     twice, 0 unless a resumption went wrong), table-connection (role=status:
+//     "live" / "reconnecting..." / "closed"; data-state), table-alert (role=alert),
+//   seats > [data-seat] (data-turn="true" on the seat to play, data-bot), turn-clock,
+//   board-area (drawBoard's container; inside, board.js's svg [data-testid=board] with
+//     [data-tile] and [data-end]),
+//   hand > button[data-tile] (data-legal="true"|"false", aria-pressed when picked),
+//   end-choices > button[data-end] (after picking a tile with two or more ends),
+//   draw-button, pass-button, resign-button, resign-confirm, resign-cancel,
+//   scoreboard (<table>; tfoot [data-seat] totals), result (data-winners, data-tie-break),
+//   move-log > li[data-seq] (one entry per event, data-type; moves have data-move="true"),
+//   replay-link.
+// window.cfMetrics = {tablePaint, tableRender, moves: [ms]}: tablePaint is
+// performance.now() when the first table was on screen (ms since navigation start),
+// tableRender the same from renderTable's call, moves each of my moves from the click
+// to the frame after its answer was drawn.
+
+import * as api from "./api.js";
+import { describeEnds, drawBoard, drawTile } from "./board.js";
+import { layoutFromEvents } from "./layout.js";
+import { openStream } from "./sse.js";
+import { setTitle } from "./ui.js";
+
+const PLAYER_REFRESH_MS = 30;
+const SPECTATOR_REFRESH_MS = 700;
+const CLOCK_TICK_MS = 500;
+
+const TIE_BREAKS = {
+  lowest_total: "the lowest total",
+  most_zero_rounds: "the most zero-point hands (the totals were tied)",
+  lowest_nonzero_round: "the lowest non-zero hand score (totals and zero-point hands were tied)",
+  shared: "a tie on every tie-break: the win is shared",
+};
+
+const PASS_REASONS = {
+  no_play: "passed (nothing to play, the boneyard is empty)",
+  drawn_tile_unplayable: "passed (the drawn tile did not fit)",
+  declined_drawn_tile: "passed (kept the drawn tile)",
+};
+
+// -- small DOM helpers ------------------------------------------------------------
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key.startsWith("on") && typeof value === "function") node.addEventListener(key.slice(2), value);
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** A seat's name for people: the player's username, or "<strategy> bot". */
+export function seatLabel(game, number) {
+  const seat = game?.game?.seats?.[number];
+  if (!seat) return `seat ${number + 1}`;
+  if (seat.player) return seat.player.username;
+  if (seat.is_bot) return `${seat.bot_strategy || "server"} bot ${number + 1}`;
+  return `seat ${number + 1} (empty)`;
+}
+
+/** A tile drawn by board.js when it can, else as text. */
+export function tileFace(tile) {
+  try {
+    const drawn = drawTile(tile, { label: tile, vertical: true });
+    if (drawn instanceof Node) {
+      if (drawn.setAttribute) drawn.setAttribute("aria-hidden", "true");
+      return el("span", { class: "cf-tile-face" }, drawn, el("span", { class: "cf-tile-text" }, tile));
+    }
+  } catch (err) {
+    // fall through to text
+  }
+  return el("span", { class: "cf-tile-face cf-tile-face-text" }, tile);
+}
+
+function secondsLeft(deadline) {
+  if (!deadline) return null;
+  const at = Date.parse(deadline);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}
+
+function clockText(deadline) {
+  const left = secondsLeft(deadline);
+  if (left === null) return "";
+  const minutes = Math.floor(left / 60);
+  const seconds = String(left % 60).padStart(2, "0");
+  return `${minutes}:${seconds} left`;
+}
+
+// -- the move log: one readable line per public event -----------------------------
+
+/** Tracks, within a round, where each open end is (arm, toe of which foot), to describe plays. */
+export class EventDescriber {
+  constructor(nameOf) {
+    this.nameOf = nameOf;
+    this.ends = new Map();
+  }
+
+  where(end) {
+    const info = this.ends.get(end);
+    if (!info) return `on end ${end}`;
+    if (info.toe) return `on toe ${info.toe} of the ${info.foot} foot (arm ${info.arm})`;
+    return `on arm ${info.arm}`;
+  }
+
+  /** The line for one Event ({seq, type, data}); also updates what it knows of the ends. */
+  describe(event) {
+    const d = event.data || {};
+    const who = d.seat !== undefined ? this.nameOf(d.seat) : "";
+    switch (event.type) {
+      case "game_created":
+        return `${d.creator} opened the table${d.practice ? " (practice)" : ""}`;
+      case "seat_taken":
+        return `${d.player} took seat ${d.seat + 1}`;
+      case "seat_left":
+        return `${d.player} left seat ${d.seat + 1}${d.moderator ? " (moderator)" : ""}`;
+      case "bot_added":
+        return `a ${d.strategy} bot took seat ${d.seat + 1}`;
+      case "game_started":
+        return "the game started";
+      case "game_aborted":
+        return `the game was aborted by ${d.by}${d.reason ? `: ${d.reason}` : ""}`;
+      case "seat_resigned":
+        return `${d.player} resigned; a ${d.bot_strategy} bot plays the seat`;
+      case "turn_timed_out":
+        return `${who}'s turn clock ran out (${d.timeouts_in_row} in a row)`;
+      case "seat_handed_to_bot":
+        return `a ${d.bot_strategy} bot plays ${who}'s seat${d.reason === "timeouts" ? " after timeouts" : ""}`;
+      case "seat_returned":
+        return `${d.player} took the seat back`;
+      case "round_started":
+        this.ends = new Map();
+        return `hand ${d.round} dealt: the ${d.starting_double} starts, ${d.boneyard_size} tiles in the boneyard`;
+      case "spinner_placed":
+        (d.arms || []).forEach((end, i) => this.ends.set(end, { arm: i + 1 }));
+        return `${who} placed the spinner ${d.tile}`;
+      case "tile_played": {
+        const line = `${who} played ${d.tile} ${this.where(d.end)}`;
+        const from = this.ends.get(d.end) || {};
+        this.ends.delete(d.end);
+        for (const end of d.new_ends || []) this.ends.set(end, { arm: from.arm ?? "?" });
+        return line;
+      }
+      case "foot_opened": {
+        const arm = this.ends.get((d.toes || [])[0])?.arm ?? "?";
+        (d.toes || []).forEach((end, i) => this.ends.set(end, { arm, toe: i + 1, foot: d.double }));
+        return `the ${d.double} opened a chicken foot: three toes first`;
+      }
+      case "foot_completed":
+        return "the chicken foot is complete: play is free";
+      case "spinner_completed":
+        return "every arm of the spinner is filled: play is free";
+      case "drew":
+        return d.for_starting_double ? `${who} drew a tile, looking for the starting double` : `${who} drew a tile`;
+      case "passed":
+        return `${who} ${PASS_REASONS[d.reason] || "passed"}`;
+      case "round_ended": {
+        const how = d.reason === "domino" && d.went_out !== null ? `${this.nameOf(d.went_out)} went out` : "blocked";
+        const scores = (d.scores || []).map((s, i) => `${this.nameOf(i)} ${s}`).join(", ");
+        return `hand ${d.number} over (${how}): ${scores}`;
+      }
+      case "match_ended": {
+        const names = (d.winners || []).map((s) => this.nameOf(s)).join(" and ");
+        return `the match is over: ${names} ${d.winners?.length > 1 ? "share the win" : "wins"}`;
+      }
+      default:
+        return event.type.replaceAll("_", " ");
+    }
+  }
+}
+
+const MOVE_TYPES = new Set(["tile_played", "drew", "passed", "spinner_placed"]);
+const LAYOUT_TYPES = new Set(["round_started", "spinner_placed", "tile_played"]);
+const MAJOR_TYPES = new Set(["round_started", "round_ended", "match_ended", "game_started", "seat_resigned"]);
+
+// -- the table ----------------------------------------------------------------------
+
+export function renderTable(root, { gameId }) {
+  const id = Number(gameId);
+  const called = performance.now();
+  const metrics = { tablePaint: null, tableRender: null, moves: [] };
+  window.cfMetrics = metrics;
+
+  let game = null; // the Game drawn
+  let selected = null; // the picked tile
+  let busy = false;
+  let confirmingResign = false;
+  let closed = false;
+  let stream = null;
+  let refreshTimer = null;
+  let refreshing = false;
+  let refreshAgain = false;
+  let lastRefreshAt = -Infinity;
+  const logged = new Set();
+  const roundEvents = []; // this round's layout events, for the board ahead of the next GET
+  const fromStream = new Set();
+  let repeats = 0; // events the stream sent twice (ignored)
+  let eventBoardSeq = 0; // the seq of the board drawn from events (0: drawn from the state)
+  const describer = new EventDescriber((n) => seatLabel(game, n));
+
+  // -- skeleton
+  const connection = el("p", { class: "cf-connection", "data-testid": "table-connection", role: "status", "data-state": "connecting" }, "connecting...");
+  const alertBox = el("div", { class: "cf-alert", "data-testid": "table-alert", role: "alert" });
+  const title = el("h1", { class: "cf-table-title" }, `Game ${id}`);
+  const info = el("p", { class: "cf-table-info", "data-testid": "table-info" });
+  const seatsList = el("ol", { class: "cf-seats", "data-testid": "seats", "aria-label": "Players" });
+  const boardBox = el("div", { class: "cf-board-area", "data-testid": "board-area" });
+  const banner = el("p", { class: "cf-turn-banner", "data-testid": "turn-banner", "aria-live": "polite" });
+  const handBox = el("div", { class: "cf-hand", "data-testid": "hand", role: "group", "aria-label": "Your hand" });
+  const choices = el("div", { class: "cf-end-choices", "data-testid": "end-choices", role: "group", "aria-label": "Where to play" });
+  const actions = el("div", { class: "cf-actions", "data-testid": "actions" });
+  const mine = el("section", { class: "cf-mine", "aria-label": "Your move", hidden: true }, banner, handBox, choices, actions);
+  const scoreboard = el("table", { class: "cf-scoreboard", "data-testid": "scoreboard" });
+  const result = el("div", { class: "cf-result", "data-testid": "result", hidden: true });
+  const logList = el("ol", { class: "cf-log", "data-testid": "move-log", "aria-label": "Move log" });
+  const logBox = el("div", { class: "cf-log-box", tabindex: "0", "aria-label": "Move log, oldest first" }, logList);
+  const links = el("p", { class: "cf-table-links" }, el("a", { href: "/", "data-link": "" }, "Lobby"));
+
+  const section = el(
+    "section",
+    { class: "cf-table", id: "table", "data-testid": "table", "data-game": id, "data-status": "loading", "data-repeats": "0", "aria-labelledby": "cf-table-title" },
+    el("header", { class: "cf-table-head" }, title, info, connection),
+    alertBox,
+    el("div", { class: "cf-table-main" },
+      el("div", { class: "cf-table-play" }, el("h2", { class: "cf-visually-hidden" }, "Board"), boardBox, mine),
+      el("aside", { class: "cf-table-side" },
+        el("h2", {}, "Players"), seatsList,
+        el("h2", {}, "Scores"), el("div", { class: "cf-scoreboard-box" }, scoreboard), result,
+        el("h2", {}, "Moves"), logBox, links)),
+  );
+  title.id = "cf-table-title";
+  root.replaceChildren(section);
+
+  // -- drawing
+  function legalMoves() {
+    const you = game?.you;
+    if (!you || !you.your_turn || game.game.status !== "running") return [];
+    return you.legal_moves || [];
+  }
+
+  function endsForTile(tile) {
+    return legalMoves().filter((m) => m.type === "play" && m.tile === tile).map((m) => m.end);
+  }
+
+  function endLabels() {
+    const layout = game?.state?.layout;
+    if (!layout) return new Map();
+    try {
+      return describeEnds(layout);
+    } catch (err) {
+      return new Map();
+    }
+  }
+
+  function labelOf(labels, end) {
+    return labels.get(end)?.label || `end ${end}`;
+  }
+
+  function draw() {
+    const g = game;
+    const summary = g.game;
+    const state = g.state;
+    const you = g.you;
+    const focusKey = rememberFocus();
+    section.dataset.seq = summary.seq;
+    section.dataset.status = summary.status;
+    section.dataset.role = you ? "player" : "spectator";
+    section.dataset.yourTurn = String(Boolean(you?.your_turn) && summary.status === "running");
+    section.dataset.busy = String(busy);
+    section.dataset.phase = state?.round?.phase || "";
+    section.dataset.round = state?.round?.number ?? "";
+    if (connection.dataset.state === "closed" && summary.status === "finished") connection.textContent = "match over";
+    const myTurn = Boolean(you?.your_turn) && summary.status === "running";
+    setTitle(`${myTurn ? "▶ Your turn · " : ""}Game ${id}${summary.status === "finished" ? " (over)" : ""}`);
+
+    drawInfo(g);
+    drawSeats(g);
+    const labels = endLabels();
+    drawBoardArea(g, labels);
+    drawMine(g, labels);
+    drawScores(g);
+    restoreFocus(focusKey);
+  }
+
+  function drawInfo(g) {
+    const s = g.state;
+    const r = g.game.ruleset;
+    const parts = [`double-${r.set_max}`, `${r.players} players`];
+    if (g.game.practice) parts.push("practice");
+    if (g.game.status === "open") parts.push("waiting for the start");
+    if (g.game.status === "aborted") parts.push(`aborted${g.game.abort_reason ? `: ${g.game.abort_reason}` : ""}`);
+    if (s?.round) {
+      parts.push(`hand ${s.round.number} of ${s.round.of} (${s.round.starting_double})`);
+      if (g.game.status === "running") {
+        if (s.round.phase === "spinner") parts.push("fill the spinner's arms first");
+        if (s.round.phase === "foot") parts.push("chicken foot open: toes first");
+      }
+      parts.push(`boneyard ${s.boneyard_size}`);
+    }
+    if (g.game.status === "finished") parts.push("finished");
+    info.textContent = parts.join(" · ");
+  }
+
+  function drawSeats(g) {
+    const s = g.state;
+    const items = g.game.seats.map((seat) => {
+      const n = seat.number;
+      const turn = g.game.status === "running" && g.game.turn_seat === n;
+      const badges = [];
+      if (seat.player && seat.bot_strategy) badges.push(el("span", { class: "cf-badge cf-badge-bot" }, `a ${seat.bot_strategy} bot plays`));
+      else if (seat.is_bot) badges.push(el("span", { class: "cf-badge cf-badge-bot", title: `server bot: ${seat.bot_strategy}` }, `bot · ${seat.bot_strategy}`));
+      if (seat.resigned) badges.push(el("span", { class: "cf-badge" }, "resigned"));
+      if (g.you && g.you.seat === n) badges.push(el("span", { class: "cf-badge cf-badge-you" }, "you"));
+      if (g.game.result?.winners?.includes(n)) badges.push(el("span", { class: "cf-badge cf-badge-winner" }, "★ winner"));
+      const size = s?.hand_sizes?.[n];
+      const clock = turn && g.game.turn_deadline ? el("span", { class: "cf-clock", "data-testid": "turn-clock", "data-deadline": g.game.turn_deadline }, clockText(g.game.turn_deadline)) : null;
+      return el(
+        "li",
+        { class: `cf-seat${turn ? " cf-seat-turn" : ""}`, "data-seat": n, "data-turn": String(turn), "data-bot": String(Boolean(seat.is_bot)), "aria-current": turn ? "true" : null },
+        el("span", { class: "cf-seat-turn-mark", "aria-hidden": "true" }, turn ? "▶" : ""),
+        el("span", { class: "cf-seat-name" }, seatLabel(g, n)),
+        ...badges,
+        size !== undefined ? el("span", { class: "cf-seat-tiles", "data-testid": "hand-size" }, `${size} tile${size === 1 ? "" : "s"}`) : null,
+        s ? el("span", { class: "cf-seat-total" }, `${s.totals[n]} pts`) : null,
+        turn ? el("span", { class: "cf-seat-to-play" }, "to play") : null,
+        clock,
+      );
+    });
+    seatsList.replaceChildren(...items);
+  }
+
+  function drawBoardArea(g, labels) {
+    if (eventBoardSeq > g.game.seq) {
+      drawBoardFromEvents();
+      return;
+    }
+    eventBoardSeq = 0;
+    const layout = g.state?.layout;
+    if (!layout) {
+      boardBox.replaceChildren(el("p", { class: "cf-board-empty" }, g.game.status === "open" ? "The game has not started yet." : "No tiles on the table."));
+      return;
+    }
+    const plays = legalMoves().filter((m) => m.type === "play");
+    const options = { arms: g.state.ruleset.spinner_arms, lastTile: lastTilePlayed(g.state) };
+    if (selected) {
+      // the picked tile's ends: targets and buttons ("play 6-4 on the 4 end of arm 2")
+      const forTile = new Set(endsForTile(selected));
+      Object.assign(options, {
+        playableEnds: forTile,
+        highlightEnds: forTile,
+        onEnd: (end) => {
+          if (selected && forTile.has(end)) play(selected, end, performance.now());
+        },
+        endLabel: (end) => `play ${selected} on ${labelOf(labels, end)}`,
+      });
+    } else if (plays.length) {
+      // my turn: every end one of my tiles fits is a target; activating one plays
+      // there if a single tile fits, else picks the first that does
+      const fits = new Map();
+      for (const m of plays) fits.set(m.end, [...(fits.get(m.end) || []), m.tile]);
+      Object.assign(options, {
+        playableEnds: new Set(fits.keys()),
+        onEnd: (end) => {
+          const tiles = [...new Set(fits.get(end) || [])];
+          if (tiles.length === 1) play(tiles[0], end, performance.now());
+          else if (tiles.length > 1) {
+            showAlert(`${tiles.join(", ")} fit ${labelOf(labels, end)}: pick the tile first.`);
+            handBox.querySelector(`button[data-tile="${tiles[0]}"]`)?.focus();
+          }
+        },
+        endLabel: (end) => {
+          const tiles = [...new Set(fits.get(end) || [])];
+          return tiles.length === 1 ? `play ${tiles[0]} on ${labelOf(labels, end)}` : `${labelOf(labels, end)}: ${tiles.join(" or ")} fit`;
+        },
+      });
+    }
+    drawBoard(boardBox, layout, options);
+  }
+
+  /** The board as the events say it is now (a move seen on the stream before the GET that
+   * follows it answers): no targets, since my legal moves there are not known yet. */
+  function drawBoardFromEvents() {
+    const built = layoutFromEvents(roundEvents);
+    if (!built.layout) return;
+    drawBoard(boardBox, built.layout, { arms: game?.state?.ruleset?.spinner_arms, lastTile: built.lastTile?.tile, playableEnds: new Set() });
+  }
+
+  function lastTilePlayed(state) {
+    const history = state?.history || [];
+    for (let i = history.length - 1; i >= 0; i -= 1) {
+      if (history[i].type === "tile_played" || history[i].type === "spinner_placed") return history[i].tile;
+    }
+    return null;
+  }
+
+  function drawMine(g, labels) {
+    const you = g.you;
+    if (!you) {
+      mine.hidden = true;
+      if (g.game.status === "running") mine.hidden = true;
+      return;
+    }
+    mine.hidden = false;
+    const running = g.game.status === "running";
+    const legal = legalMoves();
+    const playable = new Set(legal.filter((m) => m.type === "play").map((m) => m.tile));
+    if (selected && !playable.has(selected)) selected = null;
+
+    // banner
+    let text;
+    if (!running) text = g.game.status === "finished" ? "The match is over." : g.game.status === "open" ? "Waiting for the start." : "The game was aborted.";
+    else if (you.resigned) text = "You resigned: a server bot plays your seat.";
+    else if (you.your_turn) {
+      if (you.drawn_tile) text = `Your turn: you drew ${you.drawn_tile} — play it or pass.`;
+      else if (playable.size) text = selected ? `Your turn: where does ${selected} go?` : "Your turn: pick a playable tile.";
+      else if (legal.some((m) => m.type === "draw")) text = "Your turn: nothing fits — draw a tile.";
+      else text = "Your turn: nothing fits and the boneyard is empty — pass.";
+    } else text = `Waiting for ${seatLabel(g, g.game.turn_seat)}.`;
+    const clock = running && you.your_turn && you.turn_deadline ? el("span", { class: "cf-clock", "data-testid": "my-clock", "data-deadline": you.turn_deadline }, clockText(you.turn_deadline)) : null;
+    banner.replaceChildren(text, clock ? " " : "", clock || "");
+    banner.classList.toggle("cf-your-turn", Boolean(running && you.your_turn));
+
+    // hand
+    const hand = you.hand || [];
+    handBox.replaceChildren(
+      ...hand.map((tile) => {
+        const ok = playable.has(tile);
+        const ends = ok ? endsForTile(tile) : [];
+        const label = ok
+          ? ends.length === 1
+            ? `${tile}: play on ${labelOf(labels, ends[0])}`
+            : `${tile}: playable on ${ends.length} ends`
+          : `${tile}: cannot be played now`;
+        return el(
+          "button",
+          {
+            type: "button",
+            class: `cf-hand-tile${ok ? " cf-playable" : ""}${selected === tile ? " cf-selected" : ""}${you.drawn_tile === tile ? " cf-drawn" : ""}`,
+            "data-tile": tile,
+            "data-legal": String(ok),
+            "aria-pressed": ok ? String(selected === tile) : null,
+            "aria-disabled": ok && !busy ? null : "true",
+            "aria-label": label + (you.drawn_tile === tile ? " (just drawn)" : ""),
+            onclick: (event) => pickTile(tile, performance.now(), event),
+          },
+          tileFace(tile),
+          ok ? el("span", { class: "cf-tile-mark", "aria-hidden": "true" }, ends.length === 1 ? "▲" : `▲${ends.length}`) : null,
+        );
+      }),
+    );
+    if (!hand.length) handBox.replaceChildren(el("p", { class: "cf-hand-empty" }, running ? "No tiles in hand." : ""));
+
+    // end choices
+    if (selected) {
+      const ends = endsForTile(selected);
+      choices.replaceChildren(
+        el("p", { class: "cf-choices-title" }, `Play ${selected} on:`),
+        ...ends.map((end) =>
+          el("button", { type: "button", class: "cf-end-choice", "data-end": end, "data-tile": selected, disabled: busy, onclick: () => play(selected, end, performance.now()) }, `${selected} on ${labelOf(labels, end)}`),
+        ),
+        el("button", { type: "button", class: "cf-end-cancel", "data-testid": "end-cancel", onclick: () => unpick() }, "Cancel"),
+      );
+      choices.hidden = false;
+    } else {
+      choices.replaceChildren();
+      choices.hidden = true;
+    }
+
+    // actions
+    const buttons = [];
+    if (legal.some((m) => m.type === "draw")) {
+      buttons.push(el("button", { type: "button", class: "cf-action cf-action-main", "data-testid": "draw-button", disabled: busy, onclick: () => submit({ type: "draw" }, performance.now()) }, "Draw a tile"));
+    }
+    if (legal.some((m) => m.type === "pass")) {
+      buttons.push(el("button", { type: "button", class: "cf-action cf-action-main", "data-testid": "pass-button", disabled: busy, onclick: () => submit({ type: "pass" }, performance.now()) }, you.drawn_tile ? `Pass (keep ${you.drawn_tile})` : "Pass"));
+    }
+    if (running && !you.resigned) {
+      if (confirmingResign) {
+        buttons.push(
+          el("span", { class: "cf-resign-confirm", role: "group", "aria-label": "Confirm resignation" },
+            el("span", {}, "Resign? A server bot plays your seat to the end. "),
+            el("button", { type: "button", class: "cf-action cf-danger", "data-testid": "resign-confirm", onclick: () => resign() }, "Yes, resign"),
+            el("button", { type: "button", class: "cf-action", "data-testid": "resign-cancel", onclick: () => { confirmingResign = false; draw(); } }, "Cancel")),
+        );
+      } else {
+        buttons.push(el("button", { type: "button", class: "cf-action cf-subtle", "data-testid": "resign-button", onclick: () => { confirmingResign = true; draw(); focusTestId("resign-cancel"); } }, "Resign…"));
+      }
+    }
+    actions.replaceChildren(...buttons);
+  }
+
+  function drawScores(g) {
+    const s = g.state;
+    const seats = g.game.seats;
+    const names = seats.map((seat) => seatLabel(g, seat.number));
+    const head = el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Hand"), ...names.map((name, n) => el("th", { scope: "col", "data-seat": n }, name))));
+    const rows = (s?.rounds || []).map((r) =>
+      el("tr", { "data-round": r.number },
+        el("th", { scope: "row" }, `${r.number} (${r.starting_double})`, r.went_out === null || r.went_out === undefined ? el("span", { class: "cf-blocked" }, " blocked") : null),
+        ...r.scores.map((score, n) => el("td", { "data-seat": n, class: r.went_out === n ? "cf-went-out" : null }, r.went_out === n ? `${score} ✓` : String(score)))),
+    );
+    if (s?.round && s.status === "playing") {
+      rows.push(el("tr", { class: "cf-round-current", "data-round": s.round.number }, el("th", { scope: "row" }, `${s.round.number} (${s.round.starting_double})`), ...names.map((_, n) => el("td", { "data-seat": n }, "in play"))));
+    }
+    const winners = new Set(g.game.result?.winners || []);
+    const foot = el("tfoot", {}, el("tr", {}, el("th", { scope: "row" }, "Total"), ...names.map((_, n) => el("td", { "data-seat": n, class: winners.has(n) ? "cf-winner" : null }, s ? `${s.totals[n]}${winners.has(n) ? " ★" : ""}` : "–"))));
+    scoreboard.replaceChildren(el("caption", { class: "cf-visually-hidden" }, "Points per hand (fewest wins)"), head, el("tbody", {}, ...rows), foot);
+
+    const res = g.game.result;
+    if (res && g.game.status === "finished") {
+      const winnerNames = res.winners.map((n) => names[n]);
+      const verb = res.winners.length > 1 ? "share the win" : "wins";
+      const lowest = Math.min(...res.totals);
+      result.replaceChildren(
+        el("p", { class: "cf-result-winners" }, `${winnerNames.join(" and ")} ${verb} with ${lowest} point${lowest === 1 ? "" : "s"}.`),
+        el("p", { class: "cf-result-tiebreak" }, `Decided by ${TIE_BREAKS[res.tie_break] || res.tie_break}.`),
+      );
+      result.dataset.winners = res.winners.join(",");
+      result.dataset.tieBreak = res.tie_break;
+      result.hidden = false;
+      if (!links.querySelector("[data-testid=replay-link]")) {
+        links.append(" · ", el("a", { href: `/games/${id}/replay/`, "data-link": "", "data-testid": "replay-link" }, "Replay the match"));
+      }
+    } else {
+      result.hidden = true;
+    }
+  }
+
+  // -- focus kept across redraws (keyboard play)
+  function rememberFocus() {
+    const active = document.activeElement;
+    if (!active || !section.contains(active)) return null;
+    if (active.dataset.end && active.closest("[data-testid=end-choices]")) return { end: active.dataset.end };
+    if (active.dataset.tile && active.closest("[data-testid=hand]")) return { tile: active.dataset.tile };
+    if (active.dataset.testid) return { testid: active.dataset.testid };
+    if (active.closest("[data-testid=hand]")) return { hand: true };
+    return null;
+  }
+
+  function restoreFocus(key) {
+    if (!key || section.contains(document.activeElement)) return;
+    let target = null;
+    if (key.end) target = choices.querySelector(`button[data-end="${key.end}"]`);
+    if (key.tile) target = handBox.querySelector(`button[data-tile="${key.tile}"]`);
+    if (key.testid) target = section.querySelector(`[data-testid="${key.testid}"]`);
+    if (!target && (key.tile || key.end || key.hand)) {
+      target = handBox.querySelector("button[data-legal=true]") || actions.querySelector("button") || handBox.querySelector("button");
+    }
+    if (target) target.focus({ preventScroll: true });
+  }
+
+  function focusTestId(testid) {
+    section.querySelector(`[data-testid="${testid}"]`)?.focus();
+  }
+
+  // -- state in
+  function accept(g) {
+    if (closed || !g || !g.game) return false;
+    if (game && g.game.seq < game.game.seq) return false;
+    if (game && g.game.seq === game.game.seq && JSON.stringify(g) === JSON.stringify(game)) return false; // nothing new: the DOM stays
+    if (game && g.game.seq !== game.game.seq) {
+      selected = null;
+      confirmingResign = false;
+    }
+    const first = game === null;
+    game = g;
+    draw();
+    if (first) {
+      requestAnimationFrame(() => {
+        metrics.tablePaint = performance.now();
+        metrics.tableRender = metrics.tablePaint - called;
+      });
+    }
+    return true;
+  }
+
+  function scheduleRefresh() {
+    if (closed) return;
+    if (refreshing) {
+      refreshAgain = true;
+      return;
+    }
+    if (refreshTimer !== null) return;
+    const gap = game && !game.you ? SPECTATOR_REFRESH_MS : PLAYER_REFRESH_MS;
+    const wait = Math.max(PLAYER_REFRESH_MS, lastRefreshAt + gap - performance.now());
+    refreshTimer = setTimeout(refresh, wait);
+  }
+
+  async function refresh() {
+    refreshTimer = null;
+    refreshing = true;
+    lastRefreshAt = performance.now();
+    try {
+      accept(await api.getGame(id));
+    } catch (err) {
+      if (closed) return;
+      if (err?.code === "rate_limited") {
+        const seconds = Number(err.problem?.retry_after) || 1;
+        setTimeout(scheduleRefresh, seconds * 1000);
+      } else if (err?.status === 404 && !game) {
+        showAlert(err.message || "There is no such game.");
+      } // a network error: the stream's snapshot on reconnection brings the state
+    } finally {
+      refreshing = false;
+      if (refreshAgain && !closed) {
+        refreshAgain = false;
+        scheduleRefresh();
+      }
+    }
+  }
+
+  function logEvent(event, { streamed = true } = {}) {
+    const seq = Number(event.seq);
+    if (!Number.isFinite(seq)) return;
+    if (streamed) {
+      if (fromStream.has(seq)) {
+        repeats += 1; // a resumed stream sends none: counted for the tests
+        section.dataset.repeats = String(repeats);
+      }
+      fromStream.add(seq);
+    }
+    if (logged.has(seq)) return;
+    logged.add(seq);
+    const line = describer.describe(event);
+    const move = MOVE_TYPES.has(event.type);
+    const item = el("li", { class: `cf-log-entry${move ? " cf-log-move" : MAJOR_TYPES.has(event.type) ? " cf-log-major" : " cf-log-minor"}`, "data-seq": seq, "data-type": event.type, "data-move": move ? "true" : null }, line);
+    const atBottom = logBox.scrollHeight - logBox.scrollTop - logBox.clientHeight < 40;
+    const last = logList.lastElementChild;
+    if (!last || Number(last.dataset.seq) < seq) logList.append(item);
+    else {
+      // out of order (should not happen): keep the list sorted by seq
+      const after = [...logList.children].find((li) => Number(li.dataset.seq) > seq);
+      logList.insertBefore(item, after || null);
+    }
+    if (atBottom) logBox.scrollTop = logBox.scrollHeight;
+  }
+
+  function onFrame(type, data) {
+    if (closed) return;
+    let body = data;
+    if (typeof data === "string") {
+      try {
+        body = JSON.parse(data);
+      } catch (err) {
+        return;
+      }
+    }
+    if (type === "snapshot") {
+      accept(body);
+      return;
+    }
+    if (type === "end") {
+      if (!game || game.game.status !== "finished" || (body && body.seq > game.game.seq)) scheduleRefresh();
+      return;
+    }
+    if (body && body.seq !== undefined && body.type) {
+      const fresh = !fromStream.has(Number(body.seq)); // first time on the stream (the log may have it from a move's answer)
+      logEvent(body);
+      if (fresh && LAYOUT_TYPES.has(body.type)) {
+        if (body.type === "round_started") roundEvents.length = 0;
+        roundEvents.push(body);
+        if (game && body.seq > game.game.seq && body.type !== "round_started") {
+          eventBoardSeq = body.seq;
+          drawBoardFromEvents();
+        }
+      }
+      if (!game || body.seq > game.game.seq) scheduleRefresh();
+    }
+  }
+
+  function onStatus(status) {
+    if (closed) return;
+    const text = { open: "live", reconnecting: "reconnecting...", closed: game?.game?.status === "finished" ? "match over" : "closed", connecting: "connecting..." }[status] || status;
+    connection.textContent = text;
+    connection.dataset.state = status;
+    section.dataset.connection = status;
+  }
+
+  // -- moves out
+  function showAlert(message) {
+    alertBox.replaceChildren(el("p", {}, message));
+    alertBox.hidden = false;
+  }
+
+  function clearAlert() {
+    alertBox.replaceChildren();
+    alertBox.hidden = true;
+  }
+
+  function pickTile(tile, t0) {
+    if (busy || !game) return;
+    const ends = endsForTile(tile);
+    if (!ends.length) {
+      showAlert(`${tile} cannot be played now.`);
+      return;
+    }
+    clearAlert();
+    if (ends.length === 1) {
+      play(tile, ends[0], t0);
+      return;
+    }
+    selected = selected === tile ? null : tile;
+    draw();
+    if (selected) choices.querySelector("button[data-end]")?.focus();
+  }
+
+  function unpick() {
+    selected = null;
+    draw();
+    handBox.querySelector("button[data-legal=true]")?.focus();
+  }
+
+  function play(tile, end, t0) {
+    submit({ type: "play", tile, end }, t0);
+  }
+
+  async function submit(move, t0) {
+    if (busy || !game || closed) return;
+    busy = true;
+    clearAlert();
+    const expected = game.game.seq;
+    section.dataset.busy = "true";
+    for (const button of section.querySelectorAll("[data-testid=hand] button, [data-testid=end-choices] button, [data-testid=actions] button")) {
+      button.setAttribute("aria-disabled", "true");
+    }
+    try {
+      const answer = await api.submitMove(id, { ...move, expected_seq: expected });
+      busy = false;
+      selected = null;
+      // The move's events go in the log at once when the log has all before them (its
+      // lines follow the layout event by event); the stream's copies are then skipped.
+      const events = answer.events || [];
+      if (events.length && logged.has(Number(events[0].seq) - 1)) {
+        for (const event of events) logEvent(event, { streamed: false });
+      }
+      if (!accept(answer.game)) draw();
+      requestAnimationFrame(() => metrics.moves.push(performance.now() - t0));
+    } catch (err) {
+      busy = false;
+      if (closed) return;
+      showAlert(err?.message || "The move could not be sent.");
+      if (err?.code === "stale_seq" && err.problem?.game) accept(err.problem.game);
+      else scheduleRefresh();
+      draw();
+    }
+  }
+
+  async function resign() {
+    if (busy || !game) return;
+    busy = true;
+    clearAlert();
+    try {
+      const answer = await api.resign(id);
+      busy = false;
+      confirmingResign = false;
+      accept(answer);
+    } catch (err) {
+      busy = false;
+      confirmingResign = false;
+      showAlert(err?.message || "Could not resign.");
+      draw();
+    }
+  }
+
+  function onKey(event) {
+    if (event.key === "Escape" && (selected || confirmingResign)) {
+      confirmingResign = false;
+      unpick();
+    }
+  }
+  section.addEventListener("keydown", onKey);
+
+  // -- clocks
+  const ticker = setInterval(() => {
+    for (const node of section.querySelectorAll("[data-deadline]")) node.textContent = clockText(node.dataset.deadline);
+  }, CLOCK_TICK_MS);
+
+  // -- go
+  clearAlert();
+  stream = openStream(`/api/v1/games/${id}/stream/`, {
+    onFrame,
+    onStatus,
+    onError: (err) => showAlert(err?.message || "The game's live updates stopped."),
+    lastEventId: "0",
+  });
+  refresh(); // in parallel with the stream's snapshot: whichever comes first paints
+
+  return function cleanup() {
+    closed = true;
+    clearInterval(ticker);
+    if (refreshTimer !== null) clearTimeout(refreshTimer);
+    section.removeEventListener("keydown", onKey);
+    try {
+      stream?.close();
+    } catch (err) {
+      // already closed
+    }
+  };
+}
