@@ -98,7 +98,8 @@ async def event_stream(
     snapshot: Any, channel: str, read: Reader, credentials: Credentials | None
 ) -> AsyncIterator[str]:
     """The frame of every stream: the reconnect hint and the snapshot first; then,
-    each time ``channel`` wakes (or the poll interval passes), the messages ``read``
+    each time ``channel`` wakes (or the poll interval, ``core.notify.poll_seconds``,
+    passes without a read), the messages ``read``
     returns - at once again while it says ``more``, until it says ``end`` - with a
     keep-alive comment at least every ``LIVE_KEEPALIVE_SECONDS``. A stream opened
     with credentials closes as soon as they are no good any more (a revoked token,
@@ -126,6 +127,11 @@ async def event_stream(
     ):
         yield retry_hint() + sse(snapshot, event="snapshot")
         next_ping = loop.time() + keepalive
+        # Read when a notice came, when the last read said there is more, and else
+        # every poll interval (this stream's own share of it, so that streams opened
+        # together do not read together) - not on a keep-alive or a credentials check.
+        share = spread(1.0)
+        read_at, state = -math.inf, MORE
         while True:
             wake.clear()  # before reading: a notice during the read is not lost
             notices = wake.take()  # those that came since the last read (none: a timeout)
@@ -134,13 +140,15 @@ async def event_stream(
                 next_check = loop.time() + recheck()
                 if not await credentials.still_valid():
                     return
-            messages, state = await read(notices)
-            for message in messages:
-                yield message
-            if state == END:
-                return
-            if state == MORE:
-                continue
+            if notices or state == MORE or loop.time() >= read_at + poll_seconds() * share:
+                read_at = loop.time()
+                messages, state = await read(notices)
+                for message in messages:
+                    yield message
+                if state == END:
+                    return
+                if state == MORE:
+                    continue
             now = loop.time()
             if closes_at is not None and now >= closes_at:
                 return  # the client reconnects and resumes after the last id it got
@@ -152,7 +160,7 @@ async def event_stream(
                 min(
                     next_ping - now,
                     next_check - now,
-                    spread(poll_seconds()),
+                    read_at + poll_seconds() * share - now,
                     closes_at - now if closes_at is not None else keepalive,
                 ),
             )

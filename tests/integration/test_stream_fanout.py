@@ -19,6 +19,7 @@ import redis
 from django.core.serializers.json import DjangoJSONEncoder
 
 from core import notify
+from core.sse import KEEP_ALIVE
 from games import dispatch, live, output, selectors, streams
 from games.models import Event, Game, GameStatus
 from tests.integration.test_live_updates import duel, move_once
@@ -356,3 +357,21 @@ def test_a_notice_that_could_not_reach_redis_is_made_good_by_the_next_that_does(
     head = seq_of(game.pk)
     assert_ids(stream.until(head), game.seq + 1, head)
     assert stream.reader.reads == reads + 1
+
+
+def test_keep_alives_do_not_read_the_database(make_player, quiet, lost_notices, follow, settings):
+    """An idle stream sends its keep-alives without reading the game again: only the
+    poll interval (a safety net) or a notice sends it to the database."""
+    settings.LIVE_KEEPALIVE_SECONDS = 0.02
+    game, _ = duel(make_player)
+    stream = follow(game.pk, game.seq)
+    stream.idle("the first read")
+    pings = 0
+    deadline = time.monotonic() + DEADLINE
+    while pings < 20:
+        frame = stream.frames.get(timeout=max(0.0, deadline - time.monotonic()))
+        assert frame is not None, "the stream closed"
+        pings += frame == KEEP_ALIVE
+    assert stream.reader.reads == 1
+    settings.LIVE_POLL_SECONDS_EMBEDDED = 0.05  # now the poll is due: it reads again
+    wait_for(lambda: stream.reader.reads >= 2, DEADLINE, what="the poll's read")
