@@ -38,12 +38,18 @@ def assert_replays(game: Game) -> None:
 
 
 def test_four_bots_play_a_full_match(make_player, start_worker):
-    start_worker()
+    # With beat, as every deployment runs (make serve, the Procfile): a follow-up the
+    # worker could not send (a broker call that timed out on a machine busy with
+    # other work opens the broker's breaker for a moment) waits for the sweep, and
+    # without beat it would wait for ever.
+    worker = start_worker(beat=True)
     creator = make_player("host")
     game = bot_table(creator)
     services.game_start(game_id=game.pk, by=creator)
 
-    game = wait_for(lambda: finished(game.pk), timeout=90, what="the bot match to finish")
+    game = wait_for(
+        lambda: finished(game.pk), timeout=90, what="the bot match to finish", explain=lambda: worker.log()[-4000:]
+    )
     assert game.result["winners"]
     assert len(game.state["rounds"]) == 7  # double-6: 6-6 down to 0-0
     assert set(Move.objects.filter(game=game).values_list("source", flat=True)) == {MoveSource.BOT}
@@ -51,7 +57,7 @@ def test_four_bots_play_a_full_match(make_player, start_worker):
 
 
 def test_a_human_and_three_bots_finish_driven_only_by_the_human(make_player, start_worker):
-    start_worker()
+    start_worker(beat=True)  # as in test_four_bots_play_a_full_match
     human = make_player("human")
     game = services.game_create(creator=human, ruleset={**FOUR_PLAYERS, "rounds": 2})
     for strategy in ("random", "greedy", "random"):
