@@ -26,12 +26,14 @@ def test_the_example_bot_plays_a_match_against_three_server_bots_to_the_end(
     start_worker, queue_name, broker_url, redis_url, tmp_path
 ):
     start_worker()
-    # The server closes every stream after 1 s: the runner must resume it again and again.
+    # The server closes every stream after 0.1 s: the runner must resume it again and
+    # again. (A match takes far longer: 3 rounds of four seats, each move a request or
+    # a worker's task; with 1 s a quick machine finished the match inside one stream.)
     web = WebServer(
         tmp_path / "web.log",
         redis_url=redis_url,
         broker_url=broker_url,
-        env={"CELERY_QUEUE": queue_name, "LIVE_STREAM_MAX_SECONDS": "1"},
+        env={"CELERY_QUEUE": queue_name, "LIVE_STREAM_MAX_SECONDS": "0.1"},
     )
     try:
         token = sign_up(web.port, "kitbot")
