@@ -36,7 +36,7 @@ from games import services
 from games.models import Game, GameStatus
 from games.serializers import ALL_EVENT_TYPES
 from players import services as player_services
-from tests.integration.web import SseClient, SseMessage, WebServer, request
+from tests.integration.web import SseClient, SseMessage, WebServer, logged_events
 from tests.integration.workers import wait_for
 from tests.moderation.test_admin_browser import CHROMIUM_FLAGS, _missing_browser
 from tests.openapi_check import OPENAPI_PATH
@@ -61,18 +61,6 @@ def stream_path(game_id: int) -> str:
 
 def token_of(user: Any) -> str:
     return player_services.token_create(user=user, name="stream").secret
-
-
-def logged_events(port: int, game_id: int, after: int = 0) -> list[dict[str, Any]]:
-    """The game's event log after seq ``after``, every page of ``GET .../events/``."""
-    events: list[dict[str, Any]] = []
-    while True:
-        status, page = request(port, "GET", f"/api/v1/games/{game_id}/events/?after={after}")
-        assert status == 200, page
-        events += page["events"]
-        if not page["has_more"]:
-            return events
-        after = page["events"][-1]["seq"]
 
 
 # -- over HTTP (no browser) -----------------------------------------------------------

@@ -45,6 +45,18 @@ def request(
         connection.close()
 
 
+def logged_events(port: int, game_id: int, after: int = 0) -> list[dict[str, Any]]:
+    """The game's event log after seq ``after``, every page of ``GET .../events/``."""
+    events: list[dict[str, Any]] = []
+    while True:
+        status, page = request(port, "GET", f"/api/v1/games/{game_id}/events/?after={after}")
+        assert status == 200, page
+        events += page["events"]
+        if not page["has_more"]:
+            return events
+        after = page["events"][-1]["seq"]
+
+
 def sign_up(port: int, username: str, password: str = "a long passphrase 42") -> str:
     """Register an account over HTTP and return a fresh API token of it."""
     status, _ = request(port, "POST", "/api/v1/players/", {"username": username, "password": password})

@@ -42,6 +42,7 @@ from tests.services import in_ci
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 WAIT_SECONDS = 15
+UNTIL_SECONDS = 20  # until(): the play tests' waits (a bot's move, a stream coming back)
 PASSWORD = "a long passphrase 42"
 DESKTOP = (1280, 1100)
 
@@ -113,13 +114,24 @@ def browser(make_browser: Callable[..., Any]) -> Any:
     return make_browser()
 
 
-def wait(driver: Any, seconds: float = WAIT_SECONDS) -> Any:
+def wait(driver: Any, seconds: float = WAIT_SECONDS, poll: float = 0.5) -> Any:
     from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
     # The page redraws what changed: an element found a moment ago may be gone when
     # it is read - look again, until the deadline.
-    return WebDriverWait(driver, seconds, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
+    return WebDriverWait(
+        driver,
+        seconds,
+        poll_frequency=poll,
+        ignored_exceptions=(NoSuchElementException, StaleElementReferenceException),
+    )
+
+
+def until(driver: Any, what: str, condition: Callable[[Any], Any], seconds: float = UNTIL_SECONDS) -> Any:
+    """``condition(driver)`` once truthy (its value), within ``seconds``, checked every
+    50 ms; a DOM redrawn under the check only means checking again."""
+    return wait(driver, seconds, poll=0.05).until(condition, message=f"timed out after {seconds} s waiting for {what}")
 
 
 # -- the contract: every request the page makes is an operation of openapi.yaml ---------

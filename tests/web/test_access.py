@@ -30,11 +30,10 @@ import pytest
 
 from tests.integration.serve import Serve
 from tests.integration.web import request
-from tests.web.conftest import base_url, check_requests_against_contract, save_shot, sign_in
+from tests.web.conftest import base_url, check_requests_against_contract, save_shot, sign_in, until
 
 pytestmark = [pytest.mark.slow]
 
-WAIT_SECONDS = 20
 
 # Two seats, double-6: I hold the 6-6 (the spinner, placed for me); the bot holds no 6 and
 # draws none, so after its draw-and-pass I am to play with 6-4 and 6-3, each fitting the
@@ -78,20 +77,6 @@ def css(driver: Any, selector: str) -> list[Any]:
     from selenium.webdriver.common.by import By
 
     return list(driver.find_elements(By.CSS_SELECTOR, selector))
-
-
-def until(driver: Any, what: str, condition: Callable[[Any], Any], seconds: float = WAIT_SECONDS) -> Any:
-    """``condition(driver)`` once truthy (its value); a redrawn DOM only means checking again."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    waiter = WebDriverWait(
-        driver,
-        seconds,
-        poll_frequency=0.05,
-        ignored_exceptions=(NoSuchElementException, StaleElementReferenceException),
-    )
-    return waiter.until(condition, message=f"timed out after {seconds} s waiting for {what}")
 
 
 def table(driver: Any) -> dict[str, str]:

@@ -34,14 +34,13 @@ from typing import Any
 import pytest
 
 from tests.integration.serve import Serve, open_bot_table
-from tests.integration.web import request
+from tests.integration.web import logged_events, request
 from tests.moderation.test_admin_browser import _missing_browser
 from tests.services import in_ci
-from tests.web.conftest import ARTIFACTS, PASSWORD, base_url, check_requests_against_contract, save_shot, sign_in
+from tests.web.conftest import ARTIFACTS, PASSWORD, base_url, check_requests_against_contract, save_shot, sign_in, until
 
 pytestmark = [pytest.mark.slow]
 
-WAIT_SECONDS = 20
 MATCH_SECONDS = 120  # a whole match of double-6 against bots at full speed takes seconds
 RECONNECT_SECONDS = 45  # a killed web process: serve restarts it (1 s), the page retries (2-8 s)
 
@@ -83,21 +82,6 @@ def css(driver: Any, selector: str) -> list[Any]:
     from selenium.webdriver.common.by import By
 
     return list(driver.find_elements(By.CSS_SELECTOR, selector))
-
-
-def until(driver: Any, what: str, condition: Callable[[Any], Any], seconds: float = WAIT_SECONDS) -> Any:
-    """``condition(driver)`` once truthy (its value), within ``seconds``; a DOM redrawn under
-    the check (a stale element) only means checking again."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    waiter = WebDriverWait(
-        driver,
-        seconds,
-        poll_frequency=0.05,
-        ignored_exceptions=(NoSuchElementException, StaleElementReferenceException),
-    )
-    return waiter.until(condition, message=f"timed out after {seconds} s waiting for {what}")
 
 
 def table(driver: Any) -> dict[str, str]:
@@ -221,18 +205,6 @@ def play_until_over(driver: Any, rng: random.Random) -> list[dict[str, Any]]:
     return moves
 
 
-def api_events(port: int, game_id: int) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
-    after = 0
-    while True:
-        status, page = request(port, "GET", f"/api/v1/games/{game_id}/events/?after={after}")
-        assert status == 200, page
-        events += page["events"]
-        if not page["has_more"]:
-            return events
-        after = events[-1]["seq"]
-
-
 def api_moves(port: int, game_id: int) -> list[dict[str, Any]]:
     moves: list[dict[str, Any]] = []
     while True:
@@ -246,7 +218,7 @@ def api_moves(port: int, game_id: int) -> list[dict[str, Any]]:
 def assert_log_is_the_apis(driver: Any, port: int, game_id: int) -> None:
     """The page's log has every event of the game once, in order, and each move of the
     API's move log where it began, saying who moved and what."""
-    events = api_events(port, game_id)
+    events = logged_events(port, game_id)
     until(driver, "the page's log to catch up", lambda d: len(log_entries(d)) >= len(events))
     entries = log_entries(driver)
     assert [seq for seq, _, _ in entries] == [e["seq"] for e in events]
