@@ -51,6 +51,9 @@ class Game(models.Model):
     seed = models.BigIntegerField(help_text="Shuffle seed; shown to players only after the end (or in practice games).")
     setup = models.JSONField(null=True, blank=True, help_text="A given first-round position (practice games).")
     practice = models.BooleanField(default=False, help_text="Unrated; the seed is visible from the start.")
+    rated = models.BooleanField(
+        default=False, help_text="The final standings change the players' ratings (never a practice game)."
+    )
     turn_time_limit = models.PositiveIntegerField(null=True, blank=True, help_text="Seconds per turn, or none.")
     bot_delay_ms = models.PositiveIntegerField(default=0, help_text="Pause before a server bot moves.")
     bot_strategy = models.CharField(

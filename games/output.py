@@ -56,6 +56,7 @@ def game_summary_output(game: Game, seats: Iterable[Seat] | None = None) -> dict
         "creator": game.creator.username,
         "ruleset": ruleset_output(game.ruleset),
         "practice": game.practice,
+        "rated": game.rated,
         "turn_time_limit": game.turn_time_limit,
         "bot_delay_ms": game.bot_delay_ms,
         "bot_strategy": game.bot_strategy,

@@ -82,7 +82,7 @@ _NOTE = {"type": "string", "description": "The moderator's note."}
 # type -> (properties, required besides "type"); descriptions: games.serializers.ALL_EVENT_TYPES
 EVENT_PAYLOADS: dict[str, tuple[dict[str, Any], list[str]]] = {
     "game_created": (
-        {"creator": _STR, "ruleset": ref("Ruleset"), "practice": _BOOL},
+        {"creator": _STR, "ruleset": ref("Ruleset"), "practice": _BOOL, "rated": _BOOL},
         ["creator", "ruleset", "practice"],
     ),
     "seat_taken": ({"seat": _SEAT, "player": _STR, "is_bot": _BOOL}, ["seat", "player", "is_bot"]),

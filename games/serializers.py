@@ -18,7 +18,7 @@ TILE_PATTERN = r"^\d{1,2}-\d{1,2}$"
 END_PATTERN = r"^e\d+$"
 
 LOBBY_EVENT_TYPES: dict[str, str] = {
-    "game_created": "The table was opened: creator, ruleset, practice flag.",
+    "game_created": "The table was opened: creator, ruleset, practice and rated flags.",
     "seat_taken": "A player took a seat.",
     "seat_left": "A player left their seat before the start, or a moderator emptied it (moderator: true).",
     "bot_added": "The creator put a server bot (by strategy) in a seat.",
@@ -136,6 +136,10 @@ class GameCreateInput(serializers.Serializer):
     )
     setup = SetupInput(required=False, allow_null=True, help_text="A given first-round position (practice game).")
     sit = serializers.BooleanField(default=True, help_text="Take seat 0 yourself.")
+    rated = serializers.BooleanField(
+        default=False,
+        help_text="The final standings change the players' ratings. A practice game (seed or setup) cannot be rated.",
+    )
 
 
 class SeatChoiceInput(serializers.Serializer):
@@ -233,6 +237,7 @@ class GameSummaryOutput(serializers.Serializer):
     creator = serializers.CharField(source="creator.username")
     ruleset = RulesetOutput()
     practice = serializers.BooleanField()
+    rated = serializers.BooleanField(help_text="The final standings change the seated accounts' ratings.")
     turn_time_limit = serializers.IntegerField(allow_null=True)
     bot_delay_ms = serializers.IntegerField()
     bot_strategy = serializers.ChoiceField(

@@ -101,6 +101,7 @@ class GameListCreateApi(GenericAPIView):
             seed=data.get("seed"),
             setup=data.get("setup"),
             sit=data["sit"],
+            rated=data["rated"],
         )
         return Response(output.game_body(game.pk, request_viewer(request)), status=status.HTTP_201_CREATED)
 

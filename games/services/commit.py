@@ -12,7 +12,9 @@ clock, a moderator's action - does it inside ``game_change`` (or
 
 When the block ends without an exception, the change saves the fields it
 touched and registers, for after the commit, the notice to live listeners and
-the follow-up task (the next bot turn, the turn clock: ``games.dispatch``).  An
+the follow-up task (the next bot turn, the turn clock: ``games.dispatch``); a change
+that finishes the match first sends ``games.signals.match_finished``, inside the
+transaction (ratings are updated with the final move, or not at all).  An
 exception rolls everything back and nothing is published.  A block that changes
 nothing writes and publishes nothing.
 
@@ -35,7 +37,7 @@ from django.db.models import Field, Model
 from django.utils import timezone
 
 from core.errors import CoreCode
-from games import dispatch, engine
+from games import dispatch, engine, signals
 from games.engine import Match
 from games.engine import Move as EngineMove
 from games.errors import GameError
@@ -71,6 +73,7 @@ class GameChange:
         # Rows written when the change ends, with the game's row, in one statement.
         self._new_events: list[Event] = []
         self._new_moves: list[Move] = []
+        self._finished = False  # this change ended the match (games.signals.match_finished)
 
     # -- what a change may do ---------------------------------------------------
 
@@ -136,6 +139,7 @@ class GameChange:
                 finished_at=timezone.now(),
                 result={"totals": match.totals, "winners": match.winners, "tie_break": match.tie_break},
             )
+            self._finished = True
         self.turn_recompute(match, seats)
         return rows
 
@@ -188,6 +192,9 @@ class GameChange:
             return  # nothing changed: nothing to write or tell
         _write(self.game, sorted(self._fields), self._new_moves, self._new_events)
         game, seats = self.game, self._notify_seats
+        if self._finished:
+            finished_seats = self.seats or seats or list(game.seats.select_related("player").order_by("number"))
+            signals.match_finished.send(sender=Game, game=game, seats=finished_seats)
         plan = dispatch.FollowUp(
             game_id=game.pk,
             seq=game.seq,

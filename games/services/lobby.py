@@ -32,9 +32,11 @@ def game_create(
     seed: int | None = None,
     setup: dict[str, Any] | None = None,
     sit: bool = True,
+    rated: bool = False,
 ) -> Game:
-    """Open a table. A fixed seed or a set-up position makes it a practice game;
-    ``bot_strategy`` is the table's bot level (it plays for absent and resigned players)."""
+    """Open a table. A fixed seed or a set-up position makes it a practice game, which
+    cannot be ``rated``; ``bot_strategy`` is the table's bot level (it plays for absent
+    and resigned players)."""
     if bot_strategy not in STRATEGIES:
         raise GameError(GameCode.UNKNOWN_STRATEGY, f"There is no bot strategy {bot_strategy!r} (see GET /bots/).")
     with engine_refusals():  # invalid_ruleset / invalid_setup -> 400
@@ -43,20 +45,34 @@ def game_create(
             engine.Setup.from_dict(setup, rules)  # validate now, not at the start
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise GameError(CoreCode.VALIDATION_ERROR, f"seed must be 0 to {MAX_SEED}.", errors={"seed": ["out of range"]})
+    practice = seed is not None or setup is not None
+    if rated and practice:
+        raise GameError(
+            CoreCode.VALIDATION_ERROR,
+            "A practice game (a fixed seed or a set-up position) cannot be rated.",
+            errors={"rated": ["A practice game cannot be rated."]},
+        )
     with game_change_new(
         seats=rules.players,
         creator=creator,
         ruleset=rules.to_dict(),
         seed=secrets.randbelow(MAX_SEED) if seed is None else seed,
         setup=setup,
-        practice=seed is not None or setup is not None,
+        practice=practice,
+        rated=rated,
         turn_time_limit=turn_time_limit,
         bot_delay_ms=bot_delay_ms,
         bot_strategy=bot_strategy,
     ) as change:
         game = change.game
         events = [
-            {"type": "game_created", "creator": creator.username, "ruleset": rules.to_dict(), "practice": game.practice}
+            {
+                "type": "game_created",
+                "creator": creator.username,
+                "ruleset": rules.to_dict(),
+                "practice": game.practice,
+                "rated": game.rated,
+            }
         ]
         if sit:
             change.seat_update(game.seats.get(number=0), player=creator)

@@ -161,7 +161,7 @@ def _form_data(request: HttpRequest) -> Any:
 @admin.register(Game)
 class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("id", "status", "players", "bots", "created_at", "last_move_at", "turn_deadline", "moderated")
-    list_filter = ("status", HasBotsFilter, StuckFilter, "moderated", "practice")
+    list_filter = ("status", HasBotsFilter, StuckFilter, "moderated", "practice", "rated")
     search_fields = ("seats__player__username", "creator__username")
     date_hierarchy = "created_at"
     actions = ["abort_selected"]
@@ -174,6 +174,7 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
                     "status",
                     "creator",
                     "practice",
+                    "rated",
                     "ruleset",
                     "turn_time_limit",
                     "bot_delay_ms",

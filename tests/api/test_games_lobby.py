@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from games import services
@@ -16,6 +18,7 @@ from tests.api.games_helpers import (
     create_game,
     game_url,
     ok,
+    play_to_end,
     refused,
     view,
 )
@@ -433,3 +436,43 @@ def test_abort_refusals(make_table, people):
     finished = make_table(setup=INSTANT_SETUP)
     refused(finished.creator.post(finished.action("abort")), 409, "game_finished")
     refused(table.creator.post(game_url(999999, "abort")), 404, "not_found")
+
+
+# -- rated games ------------------------------------------------------------------
+
+
+def test_a_rated_table_says_so_and_a_practice_game_cannot_be_rated(people):
+    _, client = people.player()
+    body = create_game(client, rated=True)
+    assert body["game"]["rated"] is True
+    assert Event.objects.get(game_id=body["game"]["id"], seq=1).data["rated"] is True
+    assert create_game(client)["game"]["rated"] is False
+    count = Game.objects.count()
+    for practice in ({"seed": 7}, {"setup": PLAY_SETUP}):
+        problem = refused(
+            client.post(GAMES, {"rated": True, "ruleset": {"set_max": 6, "players": 2}, **practice}, format="json"),
+            400,
+            "validation_error",
+        )
+        assert set(problem["errors"]) == {"rated"}
+    assert Game.objects.count() == count
+
+
+def test_the_final_move_tells_match_finished_once_inside_its_transaction(make_table):
+    from django.db import connection
+
+    from games.signals import match_finished
+
+    heard = []
+
+    def receiver(sender, game, seats, **kwargs):
+        heard.append((game.pk, game.status, [s.number for s in seats], connection.in_atomic_block))
+
+    match_finished.connect(receiver)
+    try:
+        table = make_table(api=True, rated=True)
+        play_to_end(table, random.Random(3))
+        view(table.clients[0], table.game_id)  # reading afterwards tells nothing more
+    finally:
+        match_finished.disconnect(receiver)
+    assert heard == [(table.game_id, "finished", [0, 1], True)]
