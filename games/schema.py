@@ -87,7 +87,17 @@ EVENT_PAYLOADS: dict[str, tuple[dict[str, Any], list[str]]] = {
     ),
     "seat_taken": ({"seat": _SEAT, "player": _STR, "is_bot": _BOOL}, ["seat", "player", "is_bot"]),
     "seat_left": ({"seat": _SEAT, "player": _STR, "moderator": _MODERATOR, "note": _NOTE}, ["seat", "player"]),
-    "bot_added": ({"seat": _SEAT, "strategy": ref("StrategyName")}, ["seat", "strategy"]),
+    "bot_added": (
+        {
+            "seat": _SEAT,
+            "strategy": ref("StrategyName"),
+            "player": {
+                "type": "string",
+                "description": "The bot account it plays under (absent: a nameless server bot).",
+            },
+        },
+        ["seat", "strategy"],
+    ),
     "game_started": ({}, []),
     "game_aborted": ({"by": _STR, "moderator": _BOOL, "reason": _STR}, ["by", "moderator", "reason"]),
     "seat_resigned": (

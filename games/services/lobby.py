@@ -119,17 +119,30 @@ def game_leave(*, game_id: int, player: User) -> Game:
     return change.game
 
 
-def game_add_bot(*, game_id: int, by: User, strategy: str, seat: int | None = None) -> Game:
+def game_add_bot(
+    *, game_id: int, by: User, strategy: str, seat: int | None = None, account: User | None = None
+) -> Game:
+    """A server bot playing ``strategy`` takes a seat. With ``account`` (a bot account
+    that holds no seat at the table), it plays under that account - which is then
+    what the table, the standings and ratings show - instead of as a nameless bot
+    (the bot ladder's and quick play's server bots)."""
     if strategy not in STRATEGIES:
         raise GameError(
             GameCode.UNKNOWN_STRATEGY, f"No bot strategy {strategy!r}; there are: {', '.join(sorted(STRATEGIES))}."
         )
+    if account is not None and not account.is_bot:
+        raise ValueError(f"{account.username} is not a bot account: a server bot plays only under a bot account")
     with game_change(game_id) as change:
         require_creator(change.game, by)
         require_status(change.game, GameStatus.OPEN)
+        if account is not None and change.game.seats.filter(player=account).exists():
+            raise GameError(GameCode.ALREADY_SEATED, f"{account.username} already has a seat at this game.")
         free = _free_seat(change, seat)
-        change.seat_update(free, bot_strategy=strategy)
-        change.events_append({"type": "bot_added", "seat": free.number, "strategy": strategy})
+        change.seat_update(free, bot_strategy=strategy, player=account)
+        event = {"type": "bot_added", "seat": free.number, "strategy": strategy}
+        if account is not None:
+            event["player"] = account.username
+        change.events_append(event)
     return change.game
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from games import services
+from games.errors import GameError
 from games.models import Move
 from games.strategies import STRATEGIES
 from tests.api.games_helpers import BOTS, PLAY_SETUP, ok, play, view
@@ -111,3 +112,17 @@ def test_repeated_timeouts_hand_the_seat_to_the_tables_level(make_table):
     assert handed is not None, "three timeouts in a row never handed a seat to a bot"
     assert handed.data["bot_strategy"] == "random" and handed.data["reason"] == "timeouts"
     assert table.game().seats.get(number=handed.data["seat"]).bot_strategy == "random"
+
+
+def test_a_server_bot_can_play_under_a_bot_account(make_table, make_player):
+    """The ladder's and quick play's bots: the seat shows the account, a server strategy moves it."""
+    table = make_table(players=2, seated=1, start=False)
+    account = make_player("ladder-greedy", is_bot=True)
+    services.game_add_bot(game_id=table.game_id, by=table.users[0], strategy="greedy", account=account)
+    seat = view(table.creator, table.game_id)["game"]["seats"][1]
+    assert seat["player"]["username"] == "ladder-greedy" and seat["is_bot"] and seat["bot_strategy"] == "greedy"
+    with pytest.raises(GameError) as refused:  # one seat per account, bots too
+        services.game_add_bot(game_id=table.game_id, by=table.users[0], strategy="random", account=account)
+    assert refused.value.code == "already_seated"
+    with pytest.raises(ValueError):  # a person's account is never played by the server
+        services.game_add_bot(game_id=table.game_id, by=table.users[0], strategy="greedy", account=table.users[0])
