@@ -20,7 +20,7 @@ from core.inputs import validated
 from core.renderers import JSONRenderer
 from core.schema import problem_responses
 from core.sse import EventStreamRenderer, last_event_id, stream_response
-from games import output, selectors, streams
+from games import account_feeds, output, selectors, streams
 from games.errors import GameError
 from games.serializers import AccountGameOutput, EventPageOutput, EventsQueryInput
 
@@ -134,7 +134,10 @@ class GameStreamApi(AsyncAPIView):
 class AccountStreamApi(AsyncAPIView):
     permission_classes = [IsAuthenticated]
     renderer_classes = [EventStreamRenderer, JSONRenderer]
-    schema_components = [AccountGameOutput]  # the frames' data (games.schema)
+
+    @property
+    def schema_components(self) -> list[type]:  # the frames' data (games.schema), the feeds' too
+        return [AccountGameOutput, *(feed.serializer for feed in account_feeds.feeds())]
 
     @extend_schema(
         operation_id="me_stream",
@@ -150,6 +153,9 @@ class AccountStreamApi(AsyncAPIView):
     )
     async def get(self, request: Request) -> StreamingHttpResponse:
         games = await db_call(selectors.account_game_list, user=request.user)
-        snapshot = {"games": AccountGameOutput(games, many=True).data}
-        events = streams.account_stream(request.user, games, snapshot, credentials=streams.Credentials.of(request))
+        feed_items, feed_state = await db_call(account_feeds.snapshot, request.user)
+        snapshot = {"games": AccountGameOutput(games, many=True).data, **feed_items}
+        events = streams.account_stream(
+            request.user, games, snapshot, credentials=streams.Credentials.of(request), feeds=feed_state
+        )
         return stream_response(events)

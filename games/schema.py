@@ -8,8 +8,10 @@ before this hook): ``Game``, ``Event``, ``Ruleset``, ``AccountGame`` ...
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from games import account_feeds
 from games.serializers import ALL_EVENT_TYPES
 
 
@@ -281,15 +283,46 @@ def _stream_components() -> dict[str, Any]:
     }
     snapshot = {
         "type": "object",
-        "description": "The account stream's snapshot: your open and running games.",
-        "properties": {"games": {"type": "array", "items": ref("AccountGame")}},
-        "required": ["games"],
+        "description": "The account stream's snapshot: your open and running games"
+        + "".join(
+            f"; {feed.description[:1].lower()}{feed.description[1:].rstrip('.')}" for feed in account_feeds.feeds()
+        )
+        + ".",
+        "properties": {
+            "games": {"type": "array", "items": ref("AccountGame")},
+            **{
+                feed.name: {"type": "array", "items": ref(feed.component), "description": feed.description}
+                for feed in account_feeds.feeds()
+            },
+        },
+        "required": ["games", *(feed.name for feed in account_feeds.feeds())],
     }
     account_events = {
         "type": "string",
         "enum": ["your_turn", "game_started", "game_over"],
         "description": "What happened in one of your games.",
     }
+    feed_mapping: dict[str, str] = {}
+    feed_components: dict[str, Any] = {}
+    for feed in account_feeds.feeds():
+        frame, event_type = f"AccountStream{feed.component}Update", f"AccountStream{feed.component}EventType"
+        meanings = "; ".join(f"`{name}`: {meaning}" for name, meaning in feed.events.items())
+        if len(feed.events) == 1:
+            event: dict[str, Any] = {"type": "string", "const": next(iter(feed.events)), "description": meanings}
+        else:
+            feed_components[event_type] = {"type": "string", "enum": list(feed.events), "description": meanings}
+            event = ref(event_type)
+        account_frames[frame] = _frame(
+            f"A change of one of your {feed.name}: {meanings}.",
+            event,
+            _json_data(feed.component, f"The {feed.component} as it is now."),
+            {
+                "type": "string",
+                "pattern": rf"^{re.escape(feed.name)}\..+$",
+                "description": f"`{feed.name}.<key>.<version>`: unique per change (the account stream does not resume).",
+            },
+        )
+        feed_mapping.update({name: ref(frame)["$ref"] for name in feed.events})
     return {
         **game_frames,
         "GameStreamEndData": end_data,
@@ -311,6 +344,7 @@ def _stream_components() -> dict[str, Any]:
         **account_frames,
         "AccountSnapshot": snapshot,
         "AccountStreamEventType": account_events,
+        **feed_components,
         "AccountStreamFrame": {
             "description": "One frame (one event) of `GET /me/stream/`; `event` tells which.",
             "oneOf": [ref(name) for name in account_frames],
@@ -319,6 +353,7 @@ def _stream_components() -> dict[str, Any]:
                 "mapping": {
                     "snapshot": ref("AccountStreamSnapshot")["$ref"],
                     **{e: ref("AccountStreamUpdate")["$ref"] for e in account_events["enum"]},
+                    **feed_mapping,
                 },
             },
         },

@@ -31,7 +31,7 @@ from rest_framework.request import Request
 from core.async_views import db_call
 from core.notify import Notice, auth_channel, spread
 from core.sse import KEEP_ALIVE, retry_hint, sse
-from games import selectors
+from games import account_feeds, selectors
 from games.live import HUB, GameNotice, database_tag, event_frame, game_channel, poll_seconds, user_channel
 from games.models import GameStatus
 from games.serializers import AccountGameOutput
@@ -237,11 +237,13 @@ def game_stream(
 
 class _AccountReader:
     """What changed in the account's games since the last read: game_over,
-    game_started, your_turn. The stream never ends by itself."""
+    game_started, your_turn; and in the other apps' feeds (``games.account_feeds``).
+    The stream never ends by itself."""
 
-    def __init__(self, user: Any, games: list[dict[str, Any]]) -> None:
+    def __init__(self, user: Any, games: list[dict[str, Any]], feeds: account_feeds.FeedState | None) -> None:
         self.user = user
         self.known = {g["game"]: g for g in games}
+        self.feeds = feeds
 
     async def read(self, notices: list[Notice]) -> tuple[list[str], str]:
         messages = []
@@ -259,12 +261,20 @@ class _AccountReader:
             if row["your_turn"]:
                 messages.append(sse(data, event="your_turn", event_id=event_id))
             self.known[row["game"]] = row
+        if self.feeds is not None and account_feeds.feeds():
+            for event, payload, feed_id in await db_call(account_feeds.changes, self.user, self.feeds):
+                messages.append(sse(payload, event=event, event_id=feed_id))
         return messages, WAIT
 
 
 def account_stream(
-    user: Any, games: list[dict[str, Any]], snapshot: dict[str, Any], *, credentials: Credentials | None
+    user: Any,
+    games: list[dict[str, Any]],
+    snapshot: dict[str, Any],
+    *,
+    credentials: Credentials | None,
+    feeds: account_feeds.FeedState | None = None,
 ) -> AsyncIterator[str]:
-    """The account's stream: ``snapshot`` (its ``games``, ``account_game_list`` rows),
-    then what happens in them from there on."""
-    return event_stream(snapshot, user_channel(user.pk), _AccountReader(user, games).read, credentials)
+    """The account's stream: ``snapshot`` (its ``games``, ``account_game_list`` rows,
+    and the feeds' items, ``feeds`` saying which), then what happens from there on."""
+    return event_stream(snapshot, user_channel(user.pk), _AccountReader(user, games, feeds).read, credentials)
