@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -441,16 +441,41 @@ def sanctions_expire(*, now: datetime | None = None) -> list[int]:
 # -- the Moderators group ---------------------------------------------------------
 
 MODERATORS_GROUP = "Moderators"
+#: What the group holds: looking at games, accounts, tokens, the audit trail,
+#: reports, warnings, sanctions and notes; acting through ``moderation.moderate``.
+#: Nothing else (no editing of accounts, so no passwords; no groups or permissions).
+#: Migration 0003 made the group with this same list.
+MODERATOR_PERMISSIONS = (
+    "games.view_game",
+    "players.view_user",
+    "players.view_apitoken",
+    "moderation.view_auditentry",
+    MODERATE_PERMISSION,
+    "moderation.view_report",
+    "moderation.view_playerwarning",
+    "moderation.view_sanction",
+    "moderation.view_moderatornote",
+)
+
+
+def moderators_group_sync() -> Group:
+    """The Moderators group with exactly ``MODERATOR_PERMISSIONS`` (made again if
+    it was deleted, put right if its permissions were changed)."""
+    group, _ = Group.objects.get_or_create(name=MODERATORS_GROUP)
+    wanted = []
+    for name in MODERATOR_PERMISSIONS:
+        app_label, codename = name.split(".")
+        wanted.append(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+    group.permissions.set(wanted)
+    return group
 
 
 def moderator_add(*, user: User) -> bool:
-    """Make ``user`` staff and a member of the Moderators group (made by the
-    migration). For the command line (``manage.py add_moderator``): an operator,
-    not a moderator, calls it. Answers whether anything changed."""
-    group = Group.objects.filter(name=MODERATORS_GROUP).first()
-    if group is None:
-        raise ApiError("The Moderators group is missing: run the migrations.", code=CoreCode.NOT_FOUND)
+    """Make ``user`` staff and a member of the Moderators group. For the command
+    line (``manage.py add_moderator``): an operator, not a moderator, calls it.
+    Answers whether the account changed."""
     with transaction.atomic():
+        group = moderators_group_sync()
         changed = not user.is_staff or not user.groups.filter(pk=group.pk).exists()
         if not user.is_staff:
             user.is_staff = True

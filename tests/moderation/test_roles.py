@@ -61,6 +61,14 @@ def test_the_group_holds_exactly_the_moderation_permissions(member: User) -> Non
     assert others.count() == Permission.objects.count() - len(GROUP_PERMISSIONS)
 
 
+def test_the_migration_and_the_service_agree_on_the_group() -> None:
+    group = Group.objects.get(name="Moderators")  # as migration 0003 made it
+    assert set(moderation.MODERATOR_PERMISSIONS) == GROUP_PERMISSIONS
+    group.permissions.add(Permission.objects.get(codename="change_user"))  # someone widened it by hand
+    group = moderation.moderators_group_sync()  # add_moderator puts it right
+    assert {f"{p.content_type.app_label}.{p.codename}" for p in group.permissions.all()} == GROUP_PERMISSIONS
+
+
 def test_add_moderator_is_idempotent_and_refuses_an_unknown_name(member: User) -> None:
     call_command("add_moderator", member.username, stdout=open("/dev/null", "w"))  # noqa: SIM115
     assert list(member.groups.values_list("name", flat=True)) == ["Moderators"]

@@ -6,7 +6,6 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from core.errors import ApiError
 from moderation import services
 from players import selectors
 
@@ -21,8 +20,5 @@ class Command(BaseCommand):
         user = selectors.player_get(username=username)
         if user is None:
             raise CommandError(f"There is no account {username!r}.")
-        try:
-            changed = services.moderator_add(user=user)
-        except ApiError as error:
-            raise CommandError(str(error.detail)) from None
+        changed = services.moderator_add(user=user)
         self.stdout.write(f"{user.username} is {'now' if changed else 'already'} a moderator.")
