@@ -9,6 +9,7 @@ from datetime import datetime
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
+from moderation.errors import ModerationCode, ModerationError
 from moderation.models import (
     AuditEntry,
     ModeratorNote,
@@ -36,6 +37,16 @@ def mute_in_force(*, user: User, now: datetime | None = None) -> Sanction | None
 def is_muted(user: User, *, now: datetime | None = None) -> bool:
     """May this account not write messages now? (Chat and any other writing checks this.)"""
     return Sanction.objects.filter(_in_force(now), player=user, kind=SanctionKind.MUTE).exists()
+
+
+def mute_refusal(user: User, *, now: datetime | None = None) -> ModerationError | None:
+    """The refusal to give a muted account that tries to write (code ``muted``,
+    with ``until``: an ISO time, or null for a mute until lifted), or None."""
+    mute = mute_in_force(user=user, now=now)
+    if mute is None:
+        return None
+    until = mute.ends_at.isoformat() if mute.ends_at else None
+    return ModerationError(ModerationCode.MUTED, "A moderator has muted your account.", until=until)
 
 
 def sanctions_in_force(*, user: User, now: datetime | None = None) -> QuerySet[Sanction]:

@@ -132,6 +132,11 @@ def test_mutes_and_suspensions_end_by_themselves(people: Any, moderator: Any) ->
     moderation.moderation_player_suspend(player=other, by=moderator, reason="abuse", until=soon)
     forever = moderation.moderation_player_mute(player=other, by=moderator, reason="for good")
     assert selectors.is_muted(player) and selectors.mute_in_force(user=other) == forever
+    refusal = selectors.mute_refusal(player)
+    assert refusal is not None and (refusal.code, refusal.status) == ("muted", 403)
+    assert refusal.extra == {"until": soon.isoformat()}
+    assert selectors.mute_refusal(other).extra == {"until": None}  # type: ignore[union-attr]  # muted for good
+    assert selectors.mute_refusal(moderator) is None
     assert moderation.sanctions_expire(now=timezone.now()) == []  # nothing due yet
     later = soon + timedelta(seconds=1)
     assert not selectors.is_muted(player, now=later)  # past its end it no longer holds, even before beat
