@@ -1,27 +1,60 @@
 """Django's error views (``handler400/403/404/500`` in ``config.urls``).
 
 Errors raised outside DRF views (an unknown URL, a crash in middleware) get the
-same problem documents as the API's own errors.
+same problem documents as the API's own errors - except under ``/admin/``, where
+people read the answers: there a refusal is an admin page (the admin's look, its
+navigation, the message) with the same status.
 """
 
 from __future__ import annotations
 
-from django.http import HttpRequest, JsonResponse
+from django.contrib import admin
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 
 from core.problems import Problem, problem_json_response
 
+ADMIN_PREFIX = "/admin/"
+ADMIN_ERROR_TEMPLATE = "core/admin_error.html"
 
-def bad_request(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+
+def _in_admin(request: HttpRequest) -> bool:
+    return request.path.startswith(ADMIN_PREFIX)
+
+
+def _admin_page(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
+    try:
+        context = admin.site.each_context(request)
+    except Exception:  # an error page must render even when the admin context cannot
+        context = {}
+    context.update({"title": title, "message": message, "status": status})
+    return render(request, ADMIN_ERROR_TEMPLATE, context, status=status)
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if _in_admin(request):
+        return _admin_page(request, 400, "Bad request", "The server could not understand this request.")
     return problem_json_response(Problem.of("bad_request"))
 
 
-def permission_denied(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if _in_admin(request):
+        return _admin_page(
+            request,
+            403,
+            "Not allowed",
+            "Your account does not have the permission this page needs. Ask an administrator if your work needs it.",
+        )
     return problem_json_response(Problem.of("permission_denied"))
 
 
-def page_not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if _in_admin(request):
+        return _admin_page(request, 404, "Not found", f"Nothing at {request.path}.")
     return problem_json_response(Problem.of("not_found", f"Nothing at {request.path}."))
 
 
-def server_error(request: HttpRequest) -> JsonResponse:
+def server_error(request: HttpRequest) -> HttpResponse:
+    if _in_admin(request):
+        return render(request, ADMIN_ERROR_TEMPLATE, {"title": "Server error", "status": 500}, status=500)
     return problem_json_response(Problem.of("server_error"))

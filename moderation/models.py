@@ -1,6 +1,12 @@
 """The audit trail of moderation: who did what, when, to which game or player, and
 why. Rows are only ever added, by ``moderation.services``; nothing changes or
-deletes them (the admin refuses both)."""
+deletes them (the admin refuses both).
+
+Beside it, what moderation remembers about accounts: players' reports (about an
+account or a game; a chat message later, see ``ReportTarget``), warnings the
+player sees, timed sanctions (suspensions and mutes, lifted by beat when they
+end) and moderators' notes. All of them are written by ``moderation.services``.
+"""
 
 from __future__ import annotations
 
@@ -18,10 +24,23 @@ class AuditAction(models.TextChoices):
     TOKENS_REVOKE = "tokens_revoke", "API tokens revoked"
     BOT_MARK = "bot_mark", "marked as a bot"
     BOT_UNMARK = "bot_unmark", "unmarked as a bot"
+    PLAYER_WARN = "player_warn", "player warned"
+    PLAYER_MUTE = "player_mute", "player muted"
+    PLAYER_UNMUTE = "player_unmute", "mute lifted"
+    NOTE_ADD = "note_add", "note added"
+    REPORT_ASSIGN = "report_assign", "report assigned"
+    REPORT_DISMISS = "report_dismiss", "report dismissed"
 
 
 class AuditEntry(models.Model):
-    moderator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="audit_entries_made")
+    moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="audit_entries_made",
+        help_text="Empty for what the server did by itself (a sanction that ended).",
+    )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     action = models.CharField(max_length=32, choices=AuditAction.choices, db_index=True)
     game = models.ForeignKey(
@@ -43,4 +62,163 @@ class AuditEntry(models.Model):
         permissions = [("moderate", "Can act as moderator")]
 
     def __str__(self) -> str:
-        return f"{self.get_action_display()} by {self.moderator} at {self.created_at:%Y-%m-%d %H:%M:%S}"
+        by = self.moderator or "the server"
+        return f"{self.get_action_display()} by {by} at {self.created_at:%Y-%m-%d %H:%M:%S}"
+
+
+# -- reports ------------------------------------------------------------------------
+
+
+class ReportReason(models.TextChoices):
+    CHEATING = "cheating", "cheating (help, collusion, a bot passed off as a person)"
+    ABUSE = "abuse", "abuse or harassment"
+    SPAM = "spam", "spam or advertising"
+    STALLING = "stalling", "stalling or leaving games"
+    OFFENSIVE_NAME = "offensive_name", "offensive username"
+    OTHER = "other", "other"
+
+
+class ReportStatus(models.TextChoices):
+    OPEN = "open", "open"
+    ASSIGNED = "assigned", "assigned"
+    RESOLVED = "resolved", "resolved"
+
+
+class ReportTarget(models.TextChoices):
+    """What a report is about. Each kind has a column of its own on ``Report``
+    (``account``, ``game``) and a ``target_key`` ("account:12"); a chat message
+    will be one more kind with one more column, and nothing else changes."""
+
+    ACCOUNT = "account", "account"
+    GAME = "game", "game"
+
+
+class ReportOutcome(models.TextChoices):
+    DISMISSED = "dismissed", "dismissed"
+    WARNED = "warned", "player warned"
+    MUTED = "muted", "player muted"
+    SUSPENDED = "suspended", "player suspended"
+    GAME_ABORTED = "game_aborted", "game aborted"
+
+
+class Report(models.Model):
+    reporter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports_made")
+    target_kind = models.CharField(max_length=16, choices=ReportTarget.choices)
+    target_key = models.CharField(max_length=64, help_text='The target as "<kind>:<id>": one open report each.')
+    account = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="reports_received"
+    )
+    game = models.ForeignKey("games.Game", null=True, blank=True, on_delete=models.CASCADE, related_name="reports")
+    reason = models.CharField(max_length=16, choices=ReportReason.choices)
+    text = models.TextField(blank=True)
+    status = models.CharField(max_length=16, choices=ReportStatus.choices, default=ReportStatus.OPEN, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="reports_assigned"
+    )
+    assigned_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=16, choices=ReportOutcome.choices, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="reports_resolved"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolution = models.TextField(blank=True, help_text="The moderator's reason for the outcome.")
+
+    class Meta:
+        ordering = ["created_at", "id"]  # the queue: oldest first
+        default_permissions = ("view",)
+        constraints = [
+            models.UniqueConstraint(
+                fields=["reporter", "target_key"],
+                condition=~models.Q(status="resolved"),
+                name="report_one_open_per_reporter_and_target",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"report {self.pk}: {self.get_reason_display()} about {self.target_text}"
+
+    @property
+    def outcome_or_none(self) -> str | None:
+        return self.outcome or None
+
+    @property
+    def target_text(self) -> str:
+        if self.target_kind == ReportTarget.ACCOUNT and self.account is not None:
+            return f"account {self.account.username}"
+        if self.target_kind == ReportTarget.GAME:
+            return f"game {self.game_id}"
+        return self.target_key
+
+
+# -- what moderation remembers about an account -------------------------------------
+
+
+class PlayerWarning(models.Model):
+    """A warning the player sees on their account (``GET /me/warnings/``)."""
+
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="warnings")
+    moderator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    text = models.TextField()
+    report = models.ForeignKey(Report, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        default_permissions = ("view",)
+        verbose_name = "warning"
+
+    def __str__(self) -> str:
+        return f"warning {self.pk} to {self.player}"
+
+
+class SanctionKind(models.TextChoices):
+    SUSPENSION = "suspension", "suspension"
+    MUTE = "mute", "mute"
+
+
+class Sanction(models.Model):
+    """A suspension or a mute, from ``starts_at`` until ``ends_at`` (none: until a
+    moderator lifts it); beat's ``moderation.sanctions_expire`` lifts ended ones."""
+
+    kind = models.CharField(max_length=16, choices=SanctionKind.choices)
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sanctions")
+    moderator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    reason = models.TextField()
+    report = models.ForeignKey(Report, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    lifted_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="Empty when it ended by itself.",
+    )
+
+    class Meta:
+        ordering = ["-starts_at", "-id"]
+        default_permissions = ("view",)
+
+    def __str__(self) -> str:
+        until = f"until {self.ends_at:%Y-%m-%d %H:%M}" if self.ends_at else "indefinite"
+        return f"{self.get_kind_display()} of {self.player} ({until})"
+
+
+class ModeratorNote(models.Model):
+    """What moderators tell each other about an account (players never see it)."""
+
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="moderator_notes")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        default_permissions = ("view",)
+
+    def __str__(self) -> str:
+        return f"note {self.pk} about {self.player}"

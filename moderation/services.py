@@ -9,16 +9,31 @@ entry are stored together or not at all. Nothing here writes a game itself.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from django.db import transaction
+from django.contrib.auth.models import Group, Permission
+from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from core.errors import ApiError, CoreCode
 from games import services as game_services
 from games.engine import Match, full_view
 from games.errors import GameCode, GameError
 from games.models import Game
-from moderation.models import AuditAction, AuditEntry
+from moderation.errors import ModerationCode, ModerationError
+from moderation.models import (
+    AuditAction,
+    AuditEntry,
+    ModeratorNote,
+    PlayerWarning,
+    Report,
+    ReportOutcome,
+    ReportStatus,
+    ReportTarget,
+    Sanction,
+    SanctionKind,
+)
 from players import services as player_services
 from players.models import User
 
@@ -45,7 +60,7 @@ def _require_reason(reason: str) -> str:
 
 def _audit(
     *,
-    by: User,
+    by: User | None,
     action: str,
     reason: str,
     game_id: int | None = None,
@@ -129,6 +144,346 @@ def moderation_hands_view(*, game_id: int, by: User, reason: str = "") -> dict[s
     return view
 
 
+# -- reports (filed by players, worked through by moderators) ------------------
+
+
+def report_create(
+    *,
+    reporter: User,
+    reason: str,
+    text: str = "",
+    account: User | None = None,
+    game_id: int | None = None,
+) -> Report:
+    """A player reports an account or a game (exactly one). One open report per
+    reporter and target (``report_exists``); never about oneself (``report_self``).
+    The target is never told who reported it."""
+    if (account is None) == (game_id is None):
+        raise ApiError(
+            "Report exactly one target: an account or a game.",
+            code=CoreCode.VALIDATION_ERROR,
+            extra={"errors": {"non_field_errors": ["Give exactly one of account and game."]}},
+        )
+    if account is not None:
+        if account.pk == reporter.pk:
+            raise ModerationError(ModerationCode.REPORT_SELF, "You cannot report your own account.")
+        kind, key = ReportTarget.ACCOUNT, f"account:{account.pk}"
+    elif game_id is not None:
+        if not Game.objects.filter(pk=game_id).exists():
+            raise ModerationError(CoreCode.NOT_FOUND, f"There is no game {game_id}.")
+        kind, key = ReportTarget.GAME, f"game:{game_id}"
+    existing = Report.objects.filter(reporter=reporter, target_key=key).exclude(status=ReportStatus.RESOLVED).first()
+    if existing is not None:
+        raise ModerationError(
+            ModerationCode.REPORT_EXISTS, "You have an open report about this already.", report_id=existing.pk
+        )
+    try:
+        with transaction.atomic():
+            return Report.objects.create(
+                reporter=reporter,
+                target_kind=kind,
+                target_key=key,
+                account=account,
+                game_id=game_id,
+                reason=reason,
+                text=text.strip(),
+            )
+    except IntegrityError:  # the same report sent twice at once: the constraint keeps one
+        raise ModerationError(ModerationCode.REPORT_EXISTS, "You have an open report about this already.") from None
+
+
+def _open_report(report_id: int) -> Report:
+    report = Report.objects.select_for_update().filter(pk=report_id).first()
+    if report is None:
+        raise ModerationError(CoreCode.NOT_FOUND, f"There is no report {report_id}.")
+    if report.status == ReportStatus.RESOLVED:
+        raise ModerationError(ModerationCode.REPORT_RESOLVED, f"Report {report_id} is resolved already.")
+    return report
+
+
+def report_assign(*, report_id: int, by: User) -> Report:
+    """Take a report: it moves from "open" to "assigned" (to ``by``)."""
+    _require_moderator(by)
+    with transaction.atomic():
+        report = _open_report(report_id)
+        report.status, report.assignee, report.assigned_at = ReportStatus.ASSIGNED, by, timezone.now()
+        report.save(update_fields=["status", "assignee", "assigned_at"])
+        _audit(
+            by=by,
+            action=AuditAction.REPORT_ASSIGN,
+            reason="",
+            player=report.account,
+            game_id=report.game_id,
+            details={"report": report.pk},
+        )
+    return report
+
+
+def _resolve(report: Report, *, by: User, outcome: str, reason: str) -> Report:
+    report.status, report.outcome, report.resolution = ReportStatus.RESOLVED, outcome, reason
+    report.resolved_by, report.resolved_at = by, timezone.now()
+    if report.assignee is None:
+        report.assignee, report.assigned_at = by, report.resolved_at
+    report.save()
+    return report
+
+
+def _report_player(report: Report, player: User | None) -> User:
+    """Whom an outcome about an account falls on: the reported account, or for a
+    game's report the player the moderator picked (one of its seats)."""
+    if report.target_kind == ReportTarget.ACCOUNT and report.account is not None:
+        return report.account
+    if player is None:
+        raise ApiError(
+            "Pick the player of the game this outcome is for.",
+            code=CoreCode.VALIDATION_ERROR,
+            extra={"errors": {"player": ["This field is required for a game's report."]}},
+        )
+    if report.game is not None and not report.game.seats.filter(player=player).exists():
+        raise ApiError(f"{player.username} has no seat in game {report.game_id}.", code=CoreCode.VALIDATION_ERROR)
+    return player
+
+
+def report_dismiss(*, report_id: int, by: User, reason: str = "") -> Report:
+    """Nothing to act on: the report is resolved as dismissed."""
+    _require_moderator(by)
+    with transaction.atomic():
+        report = _open_report(report_id)
+        _resolve(report, by=by, outcome=ReportOutcome.DISMISSED, reason=reason.strip())
+        _audit(
+            by=by,
+            action=AuditAction.REPORT_DISMISS,
+            reason=reason.strip(),
+            player=report.account,
+            game_id=report.game_id,
+            details={"report": report.pk},
+        )
+    return report
+
+
+def report_warn(*, report_id: int, by: User, reason: str, player: User | None = None) -> PlayerWarning:
+    """Warn the reported player (``reason`` is the text they see); resolves the report."""
+    _require_moderator(by)
+    with transaction.atomic():
+        report = _open_report(report_id)
+        warning = moderation_player_warn(player=_report_player(report, player), by=by, text=reason, report=report)
+        _resolve(report, by=by, outcome=ReportOutcome.WARNED, reason=warning.text)
+    return warning
+
+
+def report_mute(
+    *, report_id: int, by: User, reason: str, until: datetime | None, player: User | None = None
+) -> Sanction:
+    """Mute the reported player until ``until`` (none: until lifted); resolves the report."""
+    _require_moderator(by)
+    with transaction.atomic():
+        report = _open_report(report_id)
+        mute = moderation_player_mute(
+            player=_report_player(report, player), by=by, reason=reason, until=until, report=report
+        )
+        _resolve(report, by=by, outcome=ReportOutcome.MUTED, reason=mute.reason)
+    return mute
+
+
+def report_suspend(
+    *, report_id: int, by: User, reason: str, until: datetime | None, player: User | None = None
+) -> Report:
+    """Suspend the reported player until ``until`` (none: until reinstated); resolves the report."""
+    _require_moderator(by)
+    with transaction.atomic():
+        report = _open_report(report_id)
+        moderation_player_suspend(
+            player=_report_player(report, player), by=by, reason=reason, until=until, report=report
+        )
+        return _resolve(report, by=by, outcome=ReportOutcome.SUSPENDED, reason=reason.strip())
+
+
+def report_abort_game(*, report_id: int, by: User, reason: str) -> Report:
+    """Abort the reported game (its players see the reason); resolves the report."""
+    _require_moderator(by)
+    with transaction.atomic():
+        report = _open_report(report_id)
+        if report.game_id is None:
+            raise ApiError("This report is not about a game.", code=CoreCode.VALIDATION_ERROR)
+        moderation_game_abort(game_id=report.game_id, by=by, reason=reason)
+        return _resolve(report, by=by, outcome=ReportOutcome.GAME_ABORTED, reason=reason.strip())
+
+
+# -- warnings, mutes, notes, and the end of timed sanctions ---------------------------
+
+
+def moderation_player_warn(*, player: User, by: User, text: str, report: Report | None = None) -> PlayerWarning:
+    """A warning the player sees on their account (``GET /me/warnings/``)."""
+    _require_moderator(by)
+    text = _require_reason(text)
+    with transaction.atomic():
+        warning = PlayerWarning.objects.create(player=player, moderator=by, text=text, report=report)
+        _audit(
+            by=by,
+            action=AuditAction.PLAYER_WARN,
+            reason=text,
+            player=player,
+            details={"warning": warning.pk, **({"report": report.pk} if report else {})},
+        )
+    return warning
+
+
+def _sanction_add(
+    *, kind: str, player: User, by: User, reason: str, until: datetime | None, report: Report | None
+) -> Sanction:
+    now = timezone.now()
+    if until is not None and until <= now:
+        raise ApiError("The end of a sanction must be in the future.", code=CoreCode.VALIDATION_ERROR)
+    return Sanction.objects.create(
+        kind=kind, player=player, moderator=by, reason=reason, report=report, starts_at=now, ends_at=until
+    )
+
+
+def _sanctions_lift(*, player: User, kind: str, by: User | None, now: datetime | None = None) -> list[int]:
+    """Lift every sanction of ``kind`` in force on ``player``; their ids."""
+    active = Sanction.objects.select_for_update().filter(player=player, kind=kind, lifted_at__isnull=True)
+    ids = sorted(active.values_list("pk", flat=True))
+    Sanction.objects.filter(pk__in=ids).update(lifted_at=now or timezone.now(), lifted_by=by)
+    return ids
+
+
+def moderation_player_mute(
+    *, player: User, by: User, reason: str, until: datetime | None = None, report: Report | None = None
+) -> Sanction:
+    """Mute an account until ``until`` (none: until lifted): it cannot write
+    messages (``moderation.selectors.is_muted``); it still plays."""
+    _require_moderator(by)
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        mute = _sanction_add(kind=SanctionKind.MUTE, player=player, by=by, reason=reason, until=until, report=report)
+        _audit(
+            by=by,
+            action=AuditAction.PLAYER_MUTE,
+            reason=reason,
+            player=player,
+            details={
+                "sanction": mute.pk,
+                "until": until.isoformat() if until else None,
+                **({"report": report.pk} if report else {}),
+            },
+        )
+    return mute
+
+
+def moderation_player_unmute(*, player: User, by: User, reason: str = "") -> list[int]:
+    """Lift an account's mutes now; the ids of those lifted."""
+    _require_moderator(by)
+    with transaction.atomic():
+        lifted = _sanctions_lift(player=player, kind=SanctionKind.MUTE, by=by)
+        _audit(
+            by=by, action=AuditAction.PLAYER_UNMUTE, reason=reason.strip(), player=player, details={"sanctions": lifted}
+        )
+    return lifted
+
+
+def moderation_note_add(*, player: User, by: User, text: str) -> ModeratorNote:
+    """A note about an account, for moderators only."""
+    _require_moderator(by)
+    text = _require_reason(text)
+    with transaction.atomic():
+        note = ModeratorNote.objects.create(player=player, author=by, text=text)
+        _audit(by=by, action=AuditAction.NOTE_ADD, reason=text, player=player, details={"note": note.pk})
+    return note
+
+
+def warning_acknowledge(*, player: User, warning_id: int) -> PlayerWarning:
+    """The player says they have read a warning (again: no change)."""
+    with transaction.atomic():
+        warning = PlayerWarning.objects.select_for_update().filter(pk=warning_id, player=player).first()
+        if warning is None:
+            raise ModerationError(CoreCode.NOT_FOUND, f"You have no warning {warning_id}.")
+        if warning.acknowledged_at is None:
+            warning.acknowledged_at = timezone.now()
+            warning.save(update_fields=["acknowledged_at"])
+    return warning
+
+
+def sanctions_expire(*, now: datetime | None = None) -> list[int]:
+    """Lift every sanction whose end has come (beat runs this; so does anyone who
+    asks). A suspended account is reinstated when no suspension is left in force.
+    Each lift is audited as the server's (no moderator). Answers the ids lifted."""
+    now = now or timezone.now()
+    lifted: list[int] = []
+    due = Sanction.objects.filter(lifted_at__isnull=True, ends_at__lte=now).order_by("ends_at", "pk")
+    for sanction_id in list(due.values_list("pk", flat=True)):
+        with transaction.atomic():
+            sanction = Sanction.objects.select_for_update().filter(pk=sanction_id, lifted_at__isnull=True).first()
+            if sanction is None:
+                continue  # lifted meanwhile
+            sanction.lifted_at = now
+            sanction.save(update_fields=["lifted_at"])
+            player = _locked_user(sanction.player_id)
+            details = {"sanction": sanction.pk, "automatic": True, "ended_at": now.isoformat()}
+            if sanction.kind == SanctionKind.SUSPENSION:
+                still = Sanction.objects.filter(player=player, kind=SanctionKind.SUSPENSION, lifted_at__isnull=True)
+                if not still.exists() and not player.is_active:
+                    player_services.user_set_active(user=player, is_active=True)
+                _audit(
+                    by=None,
+                    action=AuditAction.PLAYER_UNSUSPEND,
+                    reason="The suspension ended.",
+                    player=player,
+                    details=details,
+                )
+            else:
+                _audit(
+                    by=None, action=AuditAction.PLAYER_UNMUTE, reason="The mute ended.", player=player, details=details
+                )
+            lifted.append(sanction.pk)
+    return lifted
+
+
+# -- the Moderators group ---------------------------------------------------------
+
+MODERATORS_GROUP = "Moderators"
+#: What the group holds: looking at games, accounts, tokens, the audit trail,
+#: reports, warnings, sanctions and notes; acting through ``moderation.moderate``.
+#: Nothing else (no editing of accounts, so no passwords; no groups or permissions).
+#: Migration 0003 made the group with this same list.
+MODERATOR_PERMISSIONS = (
+    "games.view_game",
+    "players.view_user",
+    "players.view_apitoken",
+    "moderation.view_auditentry",
+    MODERATE_PERMISSION,
+    "moderation.view_report",
+    "moderation.view_playerwarning",
+    "moderation.view_sanction",
+    "moderation.view_moderatornote",
+)
+
+
+def moderators_group_sync() -> Group:
+    """The Moderators group with exactly ``MODERATOR_PERMISSIONS`` (made again if
+    it was deleted, put right if its permissions were changed)."""
+    group, _ = Group.objects.get_or_create(name=MODERATORS_GROUP)
+    wanted = []
+    for name in MODERATOR_PERMISSIONS:
+        app_label, codename = name.split(".")
+        wanted.append(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+    group.permissions.set(wanted)
+    return group
+
+
+def moderator_add(*, user: User) -> bool:
+    """Make ``user`` staff and a member of the Moderators group. For the command
+    line (``manage.py add_moderator``): an operator, not a moderator, calls it.
+    Answers whether the account changed."""
+    with transaction.atomic():
+        group = moderators_group_sync()
+        changed = not user.is_staff or not user.groups.filter(pk=group.pk).exists()
+        if not user.is_staff:
+            user.is_staff = True
+            user.save(update_fields=["is_staff"])
+        user.groups.add(group)
+    return changed
+
+
 # -- players --------------------------------------------------------------------
 
 
@@ -136,10 +491,16 @@ def _locked_user(user_id: int) -> User:
     return User.objects.select_for_update().get(pk=user_id)
 
 
-def moderation_player_suspend(*, player: User, by: User, reason: str) -> list[int]:
+def moderation_player_suspend(
+    *, player: User, by: User, reason: str, until: datetime | None = None, report: Report | None = None
+) -> list[int]:
     """Suspend an account: it can no longer log in or use its tokens (all revoked),
     its seats in running games go to bots, its open tables are closed and its seats
     at others' open tables emptied. Returns the ids of the games touched.
+
+    ``until``: the suspension ends by itself then (beat's ``sanctions_expire``);
+    without it, it lasts until a moderator reinstates the account. Either way it is
+    a ``Sanction`` in the account's history.
 
     One transaction: if any game cannot be changed (it ended meanwhile, say),
     nothing is, and the moderator can simply try again."""
@@ -152,12 +513,21 @@ def moderation_player_suspend(*, player: User, by: User, reason: str) -> list[in
         player_services.user_set_active(user=player, is_active=False)
         revoked = player_services.tokens_revoke_all(user=player)
         touched = sorted(set(game_services.player_withdraw(player=player, by=by, reason=reason)))
+        sanction = _sanction_add(
+            kind=SanctionKind.SUSPENSION, player=player, by=by, reason=reason, until=until, report=report
+        )
         _audit(
             by=by,
             action=AuditAction.PLAYER_SUSPEND,
             reason=reason,
             player=player,
-            details={"games": touched, "tokens_revoked": revoked},
+            details={
+                "games": touched,
+                "tokens_revoked": revoked,
+                "sanction": sanction.pk,
+                "until": until.isoformat() if until else None,
+                **({"report": report.pk} if report else {}),
+            },
         )
     return touched
 
@@ -169,7 +539,14 @@ def moderation_player_unsuspend(*, player: User, by: User, reason: str = "") -> 
     with transaction.atomic():
         player = _locked_user(player.pk)
         player_services.user_set_active(user=player, is_active=True)
-        _audit(by=by, action=AuditAction.PLAYER_UNSUSPEND, reason=reason.strip(), player=player)
+        lifted = _sanctions_lift(player=player, kind=SanctionKind.SUSPENSION, by=by)
+        _audit(
+            by=by,
+            action=AuditAction.PLAYER_UNSUSPEND,
+            reason=reason.strip(),
+            player=player,
+            details={"sanctions": lifted} if lifted else None,
+        )
 
 
 def moderation_tokens_revoke(*, player: User, by: User, reason: str = "", token_ids: list[int] | None = None) -> int:

@@ -41,6 +41,7 @@ REST_FRAMEWORK = {
         "moves": env.str("THROTTLE_MOVES", default="600/minute"),
         "login": env.str("THROTTLE_LOGIN", default="30/hour"),
         "register": env.str("THROTTLE_REGISTER", default="10/hour"),
+        "reports": env.str("THROTTLE_REPORTS", default="20/hour"),
     },
     "DEFAULT_PAGINATION_CLASS": "core.pagination.LimitOffsetPagination",
     "PAGE_SIZE": env.int("PAGE_SIZE", default=50),
@@ -96,6 +97,10 @@ SPECTACULAR_SETTINGS = {
         "SpinnerArms": "games.serializers.SPINNER_ARM_CHOICES",
         "StrategyName": "games.serializers.strategy_choices",
         "HealthStatus": "ops.serializers.HEALTH_STATUSES",
+        "ReportReason": "moderation.serializers.REPORT_REASONS",
+        "ReportStatus": "moderation.serializers.REPORT_STATUSES",
+        "ReportTarget": "moderation.serializers.REPORT_TARGETS",
+        "ReportOutcome": "moderation.serializers.REPORT_OUTCOMES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

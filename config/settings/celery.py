@@ -68,8 +68,15 @@ CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="celery")
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # The sweep re-sends every lost timer and bot turn (ops.tasks.sweep).
 SWEEP_INTERVAL_SECONDS = env.float("SWEEP_INTERVAL_SECONDS", default=2.0)
+# Timed suspensions and mutes are lifted this often (moderation.tasks.sanctions_expire).
+SANCTIONS_INTERVAL_SECONDS = env.float("SANCTIONS_INTERVAL_SECONDS", default=30.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-games": {"task": "ops.sweep", "schedule": SWEEP_INTERVAL_SECONDS, "options": {"expires": 30}},
+    "moderation-sanctions-expire": {
+        "task": "moderation.sanctions_expire",
+        "schedule": SANCTIONS_INTERVAL_SECONDS,
+        "options": {"expires": 60},
+    },
 }
 # Workers record a heartbeat this often (ops.worker); ops.health judges them by it.
 WORKER_HEARTBEAT_SECONDS = env.float("WORKER_HEARTBEAT_SECONDS", default=5.0)

@@ -41,7 +41,13 @@ def admin_link(obj: Any, text: str | None = None) -> str:
 @admin.register(AuditEntry)
 class AuditEntryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("created_at", "moderator", "action", "game_link", "player_link", "reason")
-    list_filter = ("action", "created_at")
+    list_filter = (
+        "action",
+        ("moderator", admin.RelatedOnlyFieldListFilter),
+        ("player", admin.RelatedOnlyFieldListFilter),
+        ("game", admin.RelatedOnlyFieldListFilter),
+        "created_at",
+    )
     search_fields = ("moderator__username", "player__username", "reason", "=game__id")
     date_hierarchy = "created_at"
     list_select_related = ("moderator", "player", "game")

@@ -29,7 +29,7 @@ from core.errors import ApiError
 from games import engine, selectors, turns
 from games import services as game_services
 from games.engine import Match
-from games.models import Game, Move, Seat
+from games.models import Game, Move, MoveSource, Seat
 from games.strategies import STRATEGIES
 from moderation import services as moderation
 from moderation.admin.actions import ModerateMixin, ReasonForm, error_text, reason_action, render_action_page
@@ -51,6 +51,40 @@ def seat_label(seat: Seat) -> str:
     return f"{name} (bot: {seat.bot_strategy})" if seat.bot_strategy else name
 
 
+def seat_names(game: Game) -> dict[int, str]:
+    """Seat number -> the name a moderator reads (``seat_label``)."""
+    return {seat.number: seat_label(seat) for seat in game.seats.all()}
+
+
+def _spinner_arms(game: Game) -> int:
+    return int((game.ruleset or {}).get("spinner_arms", 4))
+
+
+def move_sentence(move: Move, names: dict[int, str], arms: int) -> str:
+    """A move as a moderator reads it: "alice played 6-4 on arm 2", "bob drew a
+    tile", "carol passed (turn clock)". Each hand's layout numbers the spinner's
+    arms first (e1..e4, or e6), so those ends are named as arms."""
+    who = names.get(move.seat, f"seat {move.seat}")
+    payload = move.payload
+    kind = payload.get("type")
+    if kind == "play":
+        end = str(payload.get("end", ""))
+        number = int(end[1:]) if end[1:].isdigit() else None
+        where = f"arm {number}" if number is not None and number <= arms else f"end {end}"
+        text = f"{who} played {payload.get('tile')} on {where}"
+    elif kind == "draw":
+        text = f"{who} drew a tile"
+    elif kind == "pass":
+        text = f"{who} passed"
+    else:
+        text = f"{who}: {kind}"
+    if move.source == MoveSource.TIMEOUT:
+        text += " (turn clock)"
+    elif move.source == MoveSource.BOT:
+        text += " (server bot)"
+    return text
+
+
 def _is_bot(seat: Seat) -> bool:
     return bool(seat.bot_strategy) or (seat.player is not None and seat.player.is_bot)
 
@@ -62,6 +96,45 @@ def _public_view(game: Game) -> dict[str, Any] | None:
     if not hasattr(game, "_admin_public_view"):
         game._admin_public_view = engine.public_view(Match.from_dict(game.state))  # type: ignore[attr-defined]
     return game._admin_public_view  # type: ignore[attr-defined]
+
+
+def _at(values: list[Any], index: int) -> Any:
+    return values[index] if index < len(values) else None
+
+
+def replay_context(game: Game, step_text: str | None) -> dict[str, Any]:
+    """The replay page's data at ``step`` (0: the deal, before any move)."""
+    moves = list(game.moves.order_by("number"))
+    names = seat_names(game)
+    arms = _spinner_arms(game)
+    try:
+        step = int(step_text) if step_text is not None else len(moves)
+    except ValueError:
+        step = len(moves)
+    step = max(0, min(step, len(moves)))
+    view = None
+    if game.state or moves:
+        match, _ = Match.new(engine.Ruleset.from_dict(game.ruleset), game.seed, game.setup)
+        for move in moves[:step]:
+            match.apply(move.seat, move.payload)
+        view = engine.public_view(match)
+    lines = [
+        {"number": m.number, "round": m.round, "text": move_sentence(m, names, arms), "done": m.number <= step}
+        for m in moves
+    ]
+    turn = view["turn"] if view else None
+    sizes, totals = (view["hand_sizes"], view["totals"]) if view else ([], [])
+    return {
+        "step": step,
+        "last": len(moves),
+        "previous": step - 1 if step > 0 else None,
+        "next": step + 1 if step < len(moves) else None,
+        "view": view,
+        "lines": lines,
+        "current": lines[step - 1]["text"] if step > 0 else "The deal (before any move).",
+        "turn_name": names.get(turn, "-") if turn is not None else "-",
+        "seats": [(number, name, _at(sizes, number), _at(totals, number)) for number, name in sorted(names.items())],
+    }
 
 
 # -- list filters -------------------------------------------------------------
@@ -118,16 +191,20 @@ class SeatInline(_GameInline):
 
 class MoveInline(_GameInline):
     model = Move
-    fields = ("number", "round", "seat", "move_text", "source", "actor", "created_at")
+    fields = ("number", "round", "move_text", "source", "created_at")
     readonly_fields = fields
     verbose_name_plural = "move log"
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Move]:
+        seats = Prefetch("game__seats", queryset=Seat.objects.select_related("player"))
+        return super().get_queryset(request).select_related("game").prefetch_related(seats)
+
     @admin.display(description="move")
     def move_text(self, move: Move) -> str:
-        payload = move.payload
-        if payload.get("type") == "play":
-            return f"play {payload.get('tile')} on {payload.get('end')}"
-        return str(payload.get("type"))
+        game = move.game
+        if not hasattr(game, "_admin_seat_names"):
+            game._admin_seat_names = seat_names(game)  # type: ignore[attr-defined]
+        return move_sentence(move, game._admin_seat_names, _spinner_arms(game))  # type: ignore[attr-defined]
 
 
 # -- forms of the game actions -----------------------------------------------
@@ -179,7 +256,7 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
                     "turn_time_limit",
                     "bot_delay_ms",
                     "seq",
-                    "turn_seat",
+                    "turn",
                     "turn_deadline",
                     "moderated",
                     "abort_reason",
@@ -202,6 +279,12 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.display(description="players")
     def players(self, game: Game) -> str:
         return ", ".join(seat_label(s) for s in game.seats.all())
+
+    @admin.display(description="turn")
+    def turn(self, game: Game) -> str:
+        if game.turn_seat is None:
+            return "-"
+        return f"{seat_names(game).get(game.turn_seat, '?')} (seat {game.turn_seat})"
 
     @admin.display(description="bots")
     def bots(self, game: Game) -> int:
@@ -241,6 +324,7 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
             path("<path:object_id>/seat-to-bot/", wrap(self.seat_to_bot_view), name="{}_{}_seat_to_bot".format(*info)),
             path("<path:object_id>/seat-remove/", wrap(self.seat_remove_view), name="{}_{}_seat_remove".format(*info)),
             path("<path:object_id>/hands/", wrap(self.hands_view), name="{}_{}_hands".format(*info)),
+            path("<path:object_id>/replay/", wrap(self.replay_view), name="{}_{}_replay".format(*info)),
         ]
         return own + super().get_urls()  # first: the default "<object_id>/" would catch these
 
@@ -355,6 +439,25 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
             note="Every hand, the boneyard and the seed are shown. "
             "This look is recorded in the audit trail with your name.",
         )
+
+    def replay_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Step through the match, move by move: the public layout after each one
+        (replayed with the engine from ruleset, seed, setup and the move log). Only
+        public information: hands are shown through "Reveal hands" (audited)."""
+        game = self.get_object(request, unquote(object_id))
+        if game is None:
+            raise Http404(f"There is no game {object_id}.")
+        if not self.has_view_permission(request, game):
+            raise PermissionDenied
+        context = {
+            **self.admin_site.each_context(request),
+            **replay_context(game, request.GET.get("step")),
+            "title": f"Replay of game {game.pk}",
+            "opts": self.opts,
+            "original": game,
+            "can_moderate": self.has_moderate_permission(request),
+        }
+        return TemplateResponse(request, "admin/games/game/replay.html", context)
 
     @admin.action(description="Abort selected games (asks for a reason)", permissions=["moderate"])
     def abort_selected(self, request: HttpRequest, queryset: QuerySet[Game]) -> HttpResponse | None:

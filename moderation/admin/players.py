@@ -11,16 +11,30 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any, cast
 
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.loader import render_to_string
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.safestring import SafeString
 
+from core.errors import ApiError
+from moderation import selectors
 from moderation import services as moderation
-from moderation.admin.actions import ModerateMixin, reason_action
+from moderation.admin.actions import ModerateMixin, error_text, reason_action, render_action_page
 from players.models import ApiToken, User
+
+#: Periods for a mute or a suspension from the account's page (hours; 0: until lifted).
+PERIODS = [(1, "1 hour"), (24, "24 hours"), (72, "3 days"), (168, "7 days"), (720, "30 days"), (0, "until lifted")]
 
 #: Fields only the moderation actions change on an existing account.
 MODERATED_FIELDS = ("is_active", "is_bot")
@@ -80,6 +94,34 @@ def _mark_bot(is_bot: bool) -> Callable[[HttpRequest, User, str], str]:
     return perform
 
 
+class NoteForm(forms.Form):
+    text = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4, "cols": 70}),
+        max_length=2000,
+        help_text="Seen by moderators only, on this account's history.",
+    )
+
+
+class SanctionForm(forms.Form):
+    MEASURES = [
+        ("warn", "Warn (the player sees the text)"),
+        ("mute", "Mute for a period"),
+        ("suspend", "Suspend for a period"),
+        ("unmute", "Lift the mutes now"),
+    ]
+    measure = forms.ChoiceField(choices=MEASURES, widget=forms.RadioSelect, initial="warn")
+    period = forms.TypedChoiceField(coerce=int, choices=PERIODS, initial=24, help_text="For a mute or a suspension.")
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
+        max_length=500,
+        help_text="Kept in the audit trail; a warning's text is what the player reads.",
+    )
+
+
+def _until(hours: int) -> Any:
+    return timezone.now() + timedelta(hours=hours) if hours else None
+
+
 @admin.register(User)
 class UserAdmin(ModerateMixin, DjangoUserAdmin):
     list_display = ("username", "is_bot", "is_active", "is_staff", "date_joined", "last_login")
@@ -108,7 +150,100 @@ class UserAdmin(ModerateMixin, DjangoUserAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> tuple[str, ...]:
         fields = tuple(super().get_readonly_fields(request, obj))
-        return fields + MODERATED_FIELDS if obj is not None else fields
+        return fields + MODERATED_FIELDS + ("moderation_history",) if obj is not None else fields
+
+    def get_fieldsets(self, request: HttpRequest, obj: User | None = None) -> Any:
+        fieldsets = list(super().get_fieldsets(request, obj))
+        if obj is None:
+            return fieldsets
+        # The history first: it is what a moderator opens an account for.
+        return [("Moderation history (newest first)", {"fields": ("moderation_history",)}), *fieldsets]
+
+    @admin.display(description="history")
+    def moderation_history(self, user: User) -> SafeString:
+        return render_to_string("admin/moderation/history.html", {"rows": selectors.account_history(user=user)})
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        extra = {"can_moderate": self.has_moderate_permission(request), **(extra_context or {})}
+        return super().change_view(request, object_id, form_url, extra)
+
+    def get_urls(self) -> list[Any]:
+        info = self.opts.app_label, self.opts.model_name
+        wrap = self.admin_site.admin_view
+        own = [
+            path("<path:object_id>/note/", wrap(self.note_view), name="{}_{}_note".format(*info)),
+            path("<path:object_id>/sanction/", wrap(self.sanction_view), name="{}_{}_sanction".format(*info)),
+        ]
+        return own + super().get_urls()
+
+    def _account_to_moderate(self, request: HttpRequest, object_id: str) -> User:
+        user = self.get_object(request, unquote(object_id))
+        if user is None:
+            raise Http404(f"There is no account {object_id}.")
+        if not (self.has_view_permission(request, user) and self.has_moderate_permission(request)):
+            raise PermissionDenied
+        return user
+
+    def _back(self, user: User) -> HttpResponse:
+        return redirect(reverse("admin:players_user_change", args=[user.pk]))
+
+    def note_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Add a moderators' note to the account's history."""
+        user = self._account_to_moderate(request, object_id)
+        form = NoteForm(request.POST if request.method == "POST" else None)
+        if form.is_bound and form.is_valid():
+            try:
+                moderation.moderation_note_add(player=user, by=_by(request), text=form.cleaned_data["text"])
+            except ApiError as error:
+                form.add_error(None, error_text(error))
+            else:
+                self.message_user(request, f"Note added to {user.username}'s history.", messages.SUCCESS)
+                return self._back(user)
+        return render_action_page(
+            request, self, title=f"A note about {user.username}", form=form, objects=[], original=user, submit="Add"
+        )
+
+    def sanction_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Warn, mute or suspend the account for a period (or lift its mutes)."""
+        user = self._account_to_moderate(request, object_id)
+        form = SanctionForm(request.POST if request.method == "POST" else None)
+        if form.is_bound and form.is_valid():
+            data, by = form.cleaned_data, _by(request)
+            try:
+                if data["measure"] == "warn":
+                    moderation.moderation_player_warn(player=user, by=by, text=data["reason"])
+                    done = "warned"
+                elif data["measure"] == "mute":
+                    moderation.moderation_player_mute(
+                        player=user, by=by, reason=data["reason"], until=_until(data["period"])
+                    )
+                    done = "muted"
+                elif data["measure"] == "suspend":
+                    moderation.moderation_player_suspend(
+                        player=user, by=by, reason=data["reason"], until=_until(data["period"])
+                    )
+                    done = "suspended"
+                else:
+                    moderation.moderation_player_unmute(player=user, by=by, reason=data["reason"])
+                    done = "unmuted"
+            except ApiError as error:
+                form.add_error(None, error_text(error))
+            else:
+                self.message_user(request, f"{user.username} {done}.", messages.SUCCESS)
+                return self._back(user)
+        return render_action_page(
+            request,
+            self,
+            title=f"Warn, mute or suspend {user.username}",
+            form=form,
+            objects=[],
+            original=user,
+            submit="Confirm",
+            note="A suspension also revokes the account's tokens and hands its seats to bots; "
+            "it and a mute end by themselves after the period.",
+        )
 
 
 @admin.register(ApiToken)

@@ -13,8 +13,18 @@ from django.urls import reverse
 
 from moderation.models import AuditEntry
 
-#: What a staff member needs to look at games, accounts, tokens and the trail.
-VIEW_PERMISSIONS = ("games.view_game", "players.view_user", "players.view_apitoken", "moderation.view_auditentry")
+#: What a staff member needs to look at games, accounts, tokens, the trail, the
+#: reports and what moderation remembers about accounts.
+VIEW_PERMISSIONS = (
+    "games.view_game",
+    "players.view_user",
+    "players.view_apitoken",
+    "moderation.view_auditentry",
+    "moderation.view_report",
+    "moderation.view_playerwarning",
+    "moderation.view_sanction",
+    "moderation.view_moderatornote",
+)
 MODERATE = "moderation.moderate"
 
 

@@ -174,7 +174,8 @@ def test_detail_page_shows_seats_scores_moves_and_layout(mod_client: Client, mak
         table.users[0].username,
         table.users[1].username,
         "Move log",
-        "play 6-1 on e1",
+        f"{table.users[1].username} played 6-1 on arm 1",  # a name, the move in words
+        f"{table.users[0].username} (seat 0)",  # whose turn it is, by name
         'class="cf-layout"',
         "6-6",
         "e5: needs 1",

@@ -1,0 +1,47 @@
+"""The moderation app's refusals: ``ModerationError`` with a ``ModerationCode``."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from core.errors import ApiError, CoreCode, register_enum
+
+
+class ModerationCode(StrEnum):
+    REPORT_EXISTS = "report_exists"
+    REPORT_SELF = "report_self"
+    REPORT_RESOLVED = "report_resolved"
+    MUTED = "muted"
+
+
+register_enum(
+    ModerationCode,
+    {
+        ModerationCode.REPORT_EXISTS: (
+            409,
+            "You have an open report about this target already: it stays in the queue until a moderator "
+            "resolves it (`report_id` names it).",
+            "Report exists",
+        ),
+        ModerationCode.REPORT_SELF: (422, "You cannot report your own account.", "Report about yourself"),
+        ModerationCode.REPORT_RESOLVED: (
+            409,
+            "The report is resolved already: its outcome cannot change.",
+            "Report resolved",
+        ),
+        ModerationCode.MUTED: (
+            403,
+            "The account is muted until `until` (none: until a moderator lifts it): it cannot write messages.",
+            "Muted",
+        ),
+    },
+)
+
+
+class ModerationError(ApiError):
+    """A refusal about a report, a warning or a sanction; keyword arguments become
+    members of the problem body."""
+
+    def __init__(self, code: ModerationCode | CoreCode, detail: str, **extra: Any) -> None:
+        super().__init__(detail, code=code, extra=extra)

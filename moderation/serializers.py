@@ -1,0 +1,59 @@
+"""Input and output shapes of the moderation API: players' reports and warnings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from moderation.models import ReportOutcome, ReportReason, ReportStatus, ReportTarget
+
+# Each one enum of the OpenAPI document under its own name (ENUM_NAME_OVERRIDES).
+REPORT_REASONS = tuple(ReportReason.values)
+REPORT_STATUSES = tuple(ReportStatus.values)
+REPORT_TARGETS = tuple(ReportTarget.values)
+REPORT_OUTCOMES = tuple(ReportOutcome.values)
+
+
+class ReportCreateInput(serializers.Serializer):
+    """Exactly one target: `account` (a username) or `game` (an id)."""
+
+    schema_extra = {"oneOf": [{"required": ["account"]}, {"required": ["game"]}]}
+
+    account = serializers.CharField(max_length=150, required=False, help_text="The username of the account reported.")
+    game = serializers.IntegerField(min_value=1, required=False, help_text="The id of the game reported.")
+    reason = serializers.ChoiceField(choices=REPORT_REASONS)
+    text = serializers.CharField(
+        max_length=2000, required=False, default="", allow_blank=True, help_text="What happened, for the moderators."
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("account" in attrs) == ("game" in attrs):
+            raise serializers.ValidationError({"non_field_errors": ["Give exactly one of account and game."]})
+        return attrs
+
+
+class ReportOutput(serializers.Serializer):
+    """A report as its reporter sees it (never who handles it)."""
+
+    id = serializers.IntegerField()
+    target_kind = serializers.ChoiceField(choices=REPORT_TARGETS)
+    account = serializers.CharField(source="account.username", allow_null=True, default=None)
+    game = serializers.IntegerField(source="game_id", allow_null=True)
+    reason = serializers.ChoiceField(choices=REPORT_REASONS)
+    text = serializers.CharField()
+    status = serializers.ChoiceField(choices=REPORT_STATUSES)
+    outcome = serializers.ChoiceField(
+        choices=REPORT_OUTCOMES, allow_null=True, source="outcome_or_none", help_text="Set once resolved."
+    )
+    created_at = serializers.DateTimeField()
+    resolved_at = serializers.DateTimeField(allow_null=True)
+
+
+class WarningOutput(serializers.Serializer):
+    """A warning from the moderators (never who reported what)."""
+
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    acknowledged_at = serializers.DateTimeField(allow_null=True, help_text="When you said you had read it.")

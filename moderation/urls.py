@@ -1,0 +1,15 @@
+from django.urls import path
+
+from moderation import views
+
+app_name = "moderation"
+
+urlpatterns = [
+    path("reports/", views.ReportCollectionApi.as_view(), name="report-list"),
+    path("me/warnings/", views.WarningCollectionApi.as_view(), name="warning-list"),
+    path(
+        "me/warnings/<int:warning_id>/acknowledge/",
+        views.WarningAcknowledgeApi.as_view(),
+        name="warning-acknowledge",
+    ),
+]

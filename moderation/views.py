@@ -1,0 +1,102 @@
+"""Thin views of the players' side of moderation: reporting, and one's warnings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.errors import CoreCode
+from core.inputs import validated
+from core.schema import problem_responses
+from core.throttling import ScopedRateThrottle
+from moderation import selectors, services
+from moderation.errors import ModerationError
+from moderation.serializers import ReportCreateInput, ReportOutput, WarningOutput
+from players import selectors as player_selectors
+from players.authentication import request_account
+
+TAG = ["moderation"]
+
+
+class ReportCollectionApi(GenericAPIView):
+    throttle_scope = "reports"
+
+    def get_throttles(self) -> list[Any]:
+        throttles = super().get_throttles()
+        return [*throttles, ScopedRateThrottle()] if self.request.method == "POST" else throttles
+
+    @extend_schema(
+        operation_id="reports_list",
+        summary="My reports, newest first",
+        description="Only the caller's own reports: their status and, once resolved, the outcome.",
+        tags=TAG,
+        responses={200: ReportOutput(many=True), **problem_responses("not_authenticated")},
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(selectors.report_list_mine(reporter=request_account(request)))
+        return self.get_paginated_response(ReportOutput(page, many=True).data)
+
+    @extend_schema(
+        operation_id="reports_create",
+        summary="Report an account or a game to the moderators",
+        description=(
+            "Exactly one target: `account` (a username) or `game` (an id). One open report per reporter "
+            "and target (`report_exists`, with `report_id`); reports per account are limited "
+            "(`THROTTLE_REPORTS`, 20 an hour by default). The reported player is never told who reported."
+        ),
+        tags=TAG,
+        request=ReportCreateInput,
+        responses={
+            201: ReportOutput,
+            **problem_responses(
+                "validation_error", "not_authenticated", "not_found", "report_self", "report_exists", "rate_limited"
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = validated(ReportCreateInput, request.data)
+        account = None
+        if "account" in data:
+            account = player_selectors.player_get(username=data["account"])
+            if account is None:
+                raise ModerationError(CoreCode.NOT_FOUND, f"There is no player {data['account']!r}.")
+        report = services.report_create(
+            reporter=request_account(request),
+            reason=data["reason"],
+            text=data["text"],
+            account=account,
+            game_id=data.get("game"),
+        )
+        return Response(ReportOutput(report).data, status=status.HTTP_201_CREATED)
+
+
+class WarningCollectionApi(GenericAPIView):
+    @extend_schema(
+        operation_id="me_warnings_list",
+        summary="The warnings moderators gave me, newest first",
+        tags=TAG,
+        responses={200: WarningOutput(many=True), **problem_responses("not_authenticated")},
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(selectors.warning_list(player=request_account(request)))
+        return self.get_paginated_response(WarningOutput(page, many=True).data)
+
+
+class WarningAcknowledgeApi(APIView):
+    @extend_schema(
+        operation_id="me_warnings_acknowledge",
+        summary="Say I have read a warning",
+        description="Acknowledging again changes nothing (the first time stays).",
+        tags=TAG,
+        request=None,
+        responses={200: WarningOutput, **problem_responses("not_authenticated", "not_found")},
+    )
+    def post(self, request: Request, warning_id: int) -> Response:
+        warning = services.warning_acknowledge(player=request_account(request), warning_id=warning_id)
+        return Response(WarningOutput(warning).data)

@@ -1,0 +1,125 @@
+"""The report queue in headless Chromium, as a member of the Moderators group
+works it: log in, open the queue (open reports, oldest first, with counts), open
+the oldest report, click an outcome, and see the queue again. The time from the
+opened report to its outcome is measured and printed; screenshots of the queue
+and of the account's history page go to artifacts/, and with
+``UPDATE_DOCS_SHOTS=1`` to docs/ too (the ones the README shows).
+
+Needs Debian's ``chromium`` and ``chromium-driver`` (see test_admin_browser)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from moderation import services as moderation
+from moderation.models import AuditEntry, Report
+from players.models import User
+from tests.conftest import PASSWORD
+from tests.moderation.test_admin_browser import WAIT_SECONDS, browser, save_page  # noqa: F401 - the fixture
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+def keep(shot: Path) -> None:
+    """A screenshot for the README, when asked (it changes with every run)."""
+    if os.environ.get("UPDATE_DOCS_SHOTS") == "1":
+        shutil.copyfile(shot, DOCS / shot.name)
+
+
+def test_a_moderator_works_the_report_queue_in_the_browser(
+    browser: Any,  # noqa: F811 - the fixture imported above
+    live_server: Any,
+    make_player: Any,
+    make_table: Any,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as seen
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    mod = make_player("maria")
+    call_command("add_moderator", "maria", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    mod = User.objects.get(pk=mod.pk)
+    rude = make_player("rude_rudolf")
+    reporters = [make_player(name) for name in ("alice", "bob", "carol")]
+    table = make_table(players=2)
+    first = moderation.report_create(
+        reporter=reporters[0], account=rude, reason="abuse", text="Insults in every game tonight, three times."
+    )
+    moderation.report_create(reporter=reporters[1], account=rude, reason="stalling", text="Waits out every clock.")
+    moderation.report_create(reporter=reporters[2], game_id=table.game_id, reason="cheating", text="Plays like a bot.")
+    moderation.moderation_note_add(player=rude, by=mod, text="Known for long sulks; watch the clock.")
+    moderation.moderation_player_warn(player=rude, by=mod, text="Keep the table friendly.")
+    wait = WebDriverWait(browser, WAIT_SECONDS)
+
+    browser.get(f"{live_server.url}/admin/login/?next=/admin/")
+    browser.find_element(By.NAME, "username").send_keys("maria")
+    browser.find_element(By.NAME, "password").send_keys(PASSWORD)
+    browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+    wait.until(seen.presence_of_element_located((By.ID, "site-name")))
+
+    # The queue: open reports, oldest first, with the counts.
+    # From the admin's home page, counting clicks: Reports, then "open" above the list.
+    clicks = 0
+
+    def click(element: Any) -> None:
+        nonlocal clicks
+        clicks += 1
+        element.click()
+
+    click(
+        browser.find_element(
+            By.CSS_SELECTOR, f"#content-main a[href='{reverse('admin:moderation_report_changelist')}']"
+        )
+    )
+    click(wait.until(seen.element_to_be_clickable((By.ID, "count-open"))))
+    wait.until(seen.url_contains("status=open"))
+    counts = wait.until(seen.presence_of_element_located((By.ID, "report-counts"))).text
+    assert "3 open" in counts and "0 resolved" in counts
+    rows = browser.find_elements(By.CSS_SELECTOR, "#result_list tbody tr")
+    assert len(rows) == 3 and "rude_rudolf" in rows[0].text
+    save_page(browser, tmp_path / "moderation-queue.png")
+    keep(tmp_path / "moderation-queue.png")
+
+    # Open the oldest report, then one click: suspend for 24 hours (the defaults).
+    click(rows[0].find_element(By.CSS_SELECTOR, "th a, td a"))
+    wait.until(seen.presence_of_element_located((By.ID, "report-outcome-form")))
+    save_page(browser, tmp_path / "moderation-report.png")  # artifacts/ only
+    opened = time.monotonic()
+    assert "Insults in every game" in browser.find_element(By.ID, "report-text").text
+    assert Select(browser.find_element(By.NAME, "duration")).first_selected_option.text == "24 hours"
+    click(browser.find_element(By.ID, "outcome-suspend"))
+    message = wait.until(seen.presence_of_element_located((By.CSS_SELECTOR, "ul.messagelist li.success")))
+    seconds = time.monotonic() - opened
+    assert f"Report {first.pk}: player suspended." in message.text
+    with capsys.disabled():
+        print(f"\nreport opened -> outcome shown: {seconds:.2f} s (one click); home page -> outcome: {clicks} clicks")
+    assert clicks == 4
+    (tmp_path / "report-to-outcome.txt").write_text(f"{seconds:.3f}\n")
+
+    first.refresh_from_db()
+    rude.refresh_from_db()
+    assert (first.status, first.outcome, first.resolved_by) == ("resolved", "suspended", mod)
+    assert not rude.is_active
+    assert AuditEntry.objects.filter(action="player_suspend", moderator=mod, player=rude).exists()
+    assert Report.objects.filter(status="open").count() == 2  # back in the queue: two left
+    assert "2 open" in browser.find_element(By.ID, "report-counts").text
+
+    # The account's history page: reports, the suspension, the warning and the note, newest first.
+    browser.get(live_server.url + reverse("admin:players_user_change", args=[rude.pk]))
+    history = wait.until(seen.presence_of_element_located((By.ID, "account-history"))).text
+    for expected in ("suspension", "Keep the table friendly.", "Known for long sulks", "stalling"):
+        assert expected in history, expected
+    save_page(browser, tmp_path / "moderation-history.png")
+    keep(tmp_path / "moderation-history.png")
