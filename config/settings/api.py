@@ -96,6 +96,9 @@ SPECTACULAR_SETTINGS = {
         "SpinnerArms": "games.serializers.SPINNER_ARM_CHOICES",
         "StrategyName": "games.serializers.strategy_choices",
         "HealthStatus": "ops.serializers.HEALTH_STATUSES",
+        "ChallengeStatus": "challenges.models.ChallengeStatus",
+        "InviteStatus": "challenges.models.InviteStatus",
+        "ChallengeRole": "challenges.serializers.CHALLENGE_ROLES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

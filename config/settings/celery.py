@@ -68,8 +68,17 @@ CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="celery")
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # The sweep re-sends every lost timer and bot turn (ops.tasks.sweep).
 SWEEP_INTERVAL_SECONDS = env.float("SWEEP_INTERVAL_SECONDS", default=2.0)
+# Pending challenges whose time is up become expired (challenges.tasks); answers and
+# reads also expire them as they come.
+CHALLENGE_EXPIRES_SECONDS = env.int("CHALLENGE_EXPIRES_SECONDS", default=600)  # a challenge's default time
+CHALLENGE_EXPIRY_INTERVAL_SECONDS = env.float("CHALLENGE_EXPIRY_INTERVAL_SECONDS", default=10.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-games": {"task": "ops.sweep", "schedule": SWEEP_INTERVAL_SECONDS, "options": {"expires": 30}},
+    "expire-challenges": {
+        "task": "challenges.expire",
+        "schedule": CHALLENGE_EXPIRY_INTERVAL_SECONDS,
+        "options": {"expires": 60},
+    },
 }
 # Workers record a heartbeat this often (ops.worker); ops.health judges them by it.
 WORKER_HEARTBEAT_SECONDS = env.float("WORKER_HEARTBEAT_SECONDS", default=5.0)
