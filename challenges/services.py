@@ -244,13 +244,13 @@ def _expire_if_due(challenge: Challenge, invites: Sequence[ChallengeInvite], now
 def _require_pending(challenge: Challenge) -> None:
     if challenge.status == ChallengeStatus.STARTED:
         raise ChallengeError(
-            ChallengeCode.CHALLENGE_STARTED, "Everyone accepted: the table has started.", game=challenge.game_id
+            ChallengeCode.CHALLENGE_STARTED, "Everyone accepted: the table has started.", game_id=challenge.game_id
         )
     if challenge.status == ChallengeStatus.EXPIRED:
         raise ChallengeError(ChallengeCode.CHALLENGE_EXPIRED, "The challenge expired.")
     if challenge.status != ChallengeStatus.PENDING:
         raise ChallengeError(
-            ChallengeCode.CHALLENGE_CLOSED, f"The challenge was {challenge.status}.", status=challenge.status
+            ChallengeCode.CHALLENGE_CLOSED, f"The challenge was {challenge.status}.", challenge_status=challenge.status
         )
 
 
