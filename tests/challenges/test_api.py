@@ -9,12 +9,13 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from challenges import services
 from challenges.models import Challenge, ChallengeStatus
 from games.models import Game, GameStatus
 from tests.api.games_helpers import ok, refused
-from tests.challenges.helpers import CHALLENGES, POLICY, QUICK, challenge_url, create, policy
+from tests.challenges.helpers import CHALLENGES, POLICY, challenge_url, create, policy
 
 pytestmark = pytest.mark.django_db
 
@@ -81,7 +82,7 @@ def test_lists_sent_and_received(people):
 
 
 def test_the_creator_cancels_and_then_nobody_can_answer(people):
-    (alice, a), (bob, b) = people.player(), people.player()
+    (_alice, a), (bob, b) = people.player(), people.player()
     body = create(a, [bob.username])
     refused(b.delete(challenge_url(body["id"])), 403, "not_challenge_creator")
     cancelled = ok(a.delete(challenge_url(body["id"])))
@@ -90,7 +91,7 @@ def test_the_creator_cancels_and_then_nobody_can_answer(people):
 
 
 def test_a_started_challenge_cannot_be_cancelled_or_answered_again(people):
-    (alice, a), (bob, b) = people.player(), people.player()
+    (_alice, a), (bob, b) = people.player(), people.player()
     body = create(a, [bob.username])
     started = ok(b.post(challenge_url(body["id"], "accept")))
     problem = refused(a.delete(challenge_url(body["id"])), 409, "challenge_started")
@@ -99,7 +100,7 @@ def test_a_started_challenge_cannot_be_cancelled_or_answered_again(people):
 
 
 def test_an_expired_challenge_is_refused_and_reads_as_expired(people):
-    (alice, a), (bob, b) = people.player(), people.player()
+    (_alice, a), (bob, b) = people.player(), people.player()
     body = create(a, [bob.username], expires_in=60)
     Challenge.objects.filter(pk=body["id"]).update(expires_at=timezone.now() - timedelta(seconds=1))
     refused(b.post(challenge_url(body["id"], "accept")), 409, "challenge_expired")
@@ -139,13 +140,11 @@ def test_refusals_when_creating(people, make_player):
     )
     assert not Challenge.objects.exists()
     # anonymous
-    from rest_framework.test import APIClient
-
     refused(APIClient().post(CHALLENGES, {"invitees": [bob.username]}, format="json"), 401, "not_authenticated")
 
 
 def test_refusals_when_answering(people):
-    (alice, a), (bob, b), (eve, e) = people.player(), people.player(), people.player()
+    (_alice, a), (bob, b), (_eve, e) = people.player(), people.player(), people.player()
     body = create(a, [bob.username])
     refused(e.get(challenge_url(body["id"])), 404, "not_found")  # not yours to see
     refused(e.post(challenge_url(body["id"], "accept")), 404, "not_found")
@@ -155,7 +154,7 @@ def test_refusals_when_answering(people):
 
 
 def test_a_bot_account_auto_accepts_within_its_limits(people):
-    (alice, a) = people.player()
+    (_alice, a) = people.player()
     bot, _ = people.player("bot", is_bot=True)
     policy(bot, auto_accept=True, rated=False, casual=True, min_players=2, max_players=3, max_games=1)
 
@@ -179,7 +178,7 @@ def test_a_bot_account_auto_accepts_within_its_limits(people):
     ],
 )
 def test_a_bot_account_does_not_auto_accept_outside_its_limits(people, limits, body):
-    (alice, a), (bob, _) = people.player(), people.player()
+    (_alice, a), (bob, _) = people.player(), people.player()
     bot, bot_client = people.player("bot", is_bot=True)
     policy(bot, auto_accept=True, **limits)
     invitees = [bot.username, *([bob.username] if body.pop("extra_human", False) else [])]
@@ -191,7 +190,7 @@ def test_a_bot_account_does_not_auto_accept_outside_its_limits(people, limits, b
 
 
 def test_auto_accept_counts_challenges_accepted_but_not_started(people):
-    (alice, a), (bob, _) = people.player(), people.player()
+    (_alice, a), (bob, _) = people.player(), people.player()
     bot, _ = people.player("bot", is_bot=True)
     policy(bot, auto_accept=True, max_games=1)
     first = create(a, [bot.username, bob.username])  # the bot accepts; bob has not answered
@@ -201,7 +200,7 @@ def test_auto_accept_counts_challenges_accepted_but_not_started(people):
 
 
 def test_a_server_played_account_is_seated_as_a_server_bot(people):
-    (alice, a), (bob, b) = people.player(), people.player()
+    (_alice, a), (bob, b) = people.player(), people.player()
     ladder, _ = people.player("ladder-greedy", is_bot=True)
     policy(ladder, auto_accept=True, server_strategy="greedy")
     body = create(a, [ladder.username, bob.username])
@@ -215,7 +214,7 @@ def test_a_server_played_account_is_seated_as_a_server_bot(people):
 
 
 def test_a_server_played_account_declines_at_once_what_it_may_not_accept(people):
-    (alice, a) = people.player()
+    (_alice, a) = people.player()
     ladder, _ = people.player("ladder-random", is_bot=True)
     policy(ladder, auto_accept=True, rated=False, server_strategy="random")
     body = create(a, [ladder.username], rated=True)
@@ -223,7 +222,7 @@ def test_a_server_played_account_declines_at_once_what_it_may_not_accept(people)
 
 
 def test_the_policy_operations_are_for_bot_accounts_only(people):
-    (human, h) = people.player()
+    (_human, h) = people.player()
     bot, b = people.player("bot", is_bot=True)
     refused(h.get(POLICY), 403, "not_a_bot")
     refused(h.put(POLICY, {"auto_accept": True}, format="json"), 403, "not_a_bot")
@@ -240,21 +239,16 @@ def test_the_policy_operations_are_for_bot_accounts_only(people):
     refused(b.put(POLICY, {}, format="json"), 400, "validation_error")
 
     # and it is what answers: a casual 2-player challenge is accepted, a rated one is not
-    (alice, a) = people.player()
+    (_alice, a) = people.player()
     assert create(a, [bot.username])["status"] == "started"
     assert create(a, [bot.username], rated=True)["status"] == "pending"
 
 
 def test_the_expiry_service_only_takes_what_is_due(people):
-    (alice, a), (bob, _) = people.player(), people.player()
+    (_alice, a), (bob, _) = people.player(), people.player()
     due = create(a, [bob.username], expires_in=10)
     later = create(a, [bob.username], expires_in=3600)
     assert services.challenges_expire(now=timezone.now() + timedelta(seconds=60)) == 1
     statuses = dict(Challenge.objects.values_list("pk", "status"))
     assert statuses == {due["id"]: "expired", later["id"]: "pending"}
     assert services.challenges_expire(now=timezone.now() + timedelta(seconds=60)) == 0
-
-
-def test_quick_ruleset_constant_is_a_two_player_table(people):
-    # the helpers' default ruleset leaves players to the invitees
-    assert "players" not in QUICK
