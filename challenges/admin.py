@@ -26,6 +26,9 @@ class ChallengeInviteInline(admin.TabularInline):
     def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
+    def has_view_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return request.user.has_perm("challenges.view_challenge")  # the invites are part of the challenge
+
 
 @admin.register(Challenge)
 class ChallengeAdmin(admin.ModelAdmin):

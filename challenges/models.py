@@ -56,7 +56,7 @@ class Challenge(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"challenge {self.pk} by {self.creator_id} ({self.status})"
+        return f"challenge {self.pk} ({self.status})"
 
 
 class ChallengeInvite(models.Model):
