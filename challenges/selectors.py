@@ -81,7 +81,7 @@ def _received(user: User) -> Any:  # a values() subquery
 def challenge_list(*, user: User, role: str | None = None, status: str | None = None) -> QuerySet[Challenge]:
     """The challenges ``user`` sent (``role="sent"``), received (``"received"``) or both, newest first."""
     mine = {"sent": Q(creator=user), "received": Q(pk__in=_received(user))}
-    query = mine.get(role, mine["sent"] | mine["received"])
+    query = mine[role] if role in mine else mine["sent"] | mine["received"]
     challenges = Challenge.objects.filter(query).select_related("creator").prefetch_related(_invites_prefetch())
     if status:
         challenges = challenges.filter(status=status)

@@ -72,7 +72,7 @@ def test_an_invitee_accepts_over_the_stream_and_is_told_the_table_started(make_p
     assert status == 201, body
     received = until(messages, {"challenge_received"}, "challenge_received")["challenge_received"]
     assert received.data["id"] == body["id"] and received.data["your_invite"] == "pending"
-    assert received.id.startswith(f"challenges.{body['id']}.")
+    assert received.id is not None and received.id.startswith(f"challenges.{body['id']}.")
 
     status, accepted = server.request("POST", f"/api/v1/challenges/{body['id']}/accept/", None, bob_token)
     assert status == 200 and accepted["status"] == "started", accepted
@@ -129,6 +129,7 @@ def test_the_bot_kit_accepts_a_challenge_and_plays_the_table_to_its_end(
     challenge.refresh_from_db()
     assert challenge.status == ChallengeStatus.STARTED, log
     assert f"accepted challenge {challenge.pk} from alice: started" in log
+    assert challenge.game_id is not None
     game = Game.objects.get(pk=challenge.game_id)
     assert game.status == GameStatus.FINISHED, log
     kit_moves = Move.objects.filter(game=game, seat=1)
