@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,15 +44,18 @@ def web_servers(tmp_path: Path) -> Iterator:
 
 
 def until(messages: Iterator[SseMessage], wanted: set[str], what: str) -> dict[str, SseMessage]:
-    """Read frames until every event in ``wanted`` has come; the first of each. The
-    SseClient's read timeout fails the test if the stream goes quiet."""
+    """Read frames until every event in ``wanted`` has come (the first of each), failing
+    after WAIT seconds: keep-alives (every second here) never let the stream go quiet."""
     seen: dict[str, SseMessage] = {}
+    deadline = time.monotonic() + WAIT
     for message in messages:
         if message.event in wanted:
             seen.setdefault(message.event, message)
         if wanted <= seen.keys():
             return seen
-    pytest.fail(f"the stream ended before {what}: had {sorted(seen)}")
+        if time.monotonic() > deadline:
+            break
+    pytest.fail(f"the stream did not send {what} within {WAIT} s: had {sorted(seen)}")
 
 
 @pytest.mark.postgres
