@@ -101,6 +101,9 @@ SPECTACULAR_SETTINGS = {
         "ReportStatus": "moderation.serializers.REPORT_STATUSES",
         "ReportTarget": "moderation.serializers.REPORT_TARGETS",
         "ReportOutcome": "moderation.serializers.REPORT_OUTCOMES",
+        "ChallengeStatus": "challenges.models.ChallengeStatus",
+        "InviteStatus": "challenges.models.InviteStatus",
+        "ChallengeRole": "challenges.serializers.CHALLENGE_ROLES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

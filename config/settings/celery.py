@@ -70,11 +70,20 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 SWEEP_INTERVAL_SECONDS = env.float("SWEEP_INTERVAL_SECONDS", default=2.0)
 # Timed suspensions and mutes are lifted this often (moderation.tasks.sanctions_expire).
 SANCTIONS_INTERVAL_SECONDS = env.float("SANCTIONS_INTERVAL_SECONDS", default=30.0)
+# Pending challenges whose time is up become expired (challenges.tasks); answers and
+# reads also expire them as they come.
+CHALLENGE_EXPIRES_SECONDS = env.int("CHALLENGE_EXPIRES_SECONDS", default=600)  # a challenge's default time
+CHALLENGE_EXPIRY_INTERVAL_SECONDS = env.float("CHALLENGE_EXPIRY_INTERVAL_SECONDS", default=10.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-games": {"task": "ops.sweep", "schedule": SWEEP_INTERVAL_SECONDS, "options": {"expires": 30}},
     "moderation-sanctions-expire": {
         "task": "moderation.sanctions_expire",
         "schedule": SANCTIONS_INTERVAL_SECONDS,
+        "options": {"expires": 60},
+    },
+    "expire-challenges": {
+        "task": "challenges.expire",
+        "schedule": CHALLENGE_EXPIRY_INTERVAL_SECONDS,
         "options": {"expires": 60},
     },
 }

@@ -52,7 +52,9 @@ class Tickets:
 
 
 @pytest.fixture
-def tickets() -> Iterator[Tickets]:
+def tickets(monkeypatch: pytest.MonkeyPatch) -> Iterator[Tickets]:
+    # Alone: the feeds the apps register (challenges, seeks) are put back afterwards.
+    monkeypatch.setattr(account_feeds, "_FEEDS", {})
     store = Tickets()
     feed = AccountFeed(
         name="tickets",
@@ -63,10 +65,7 @@ def tickets() -> Iterator[Tickets]:
         description="Your tickets.",
     )
     account_feeds.register(feed)
-    try:
-        yield store
-    finally:
-        account_feeds._FEEDS.pop("tickets")
+    yield store
 
 
 def test_the_snapshot_holds_current_items_and_each_change_is_sent_once(tickets):

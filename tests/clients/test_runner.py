@@ -98,3 +98,47 @@ def test_a_rate_limited_stream_waits_its_retry_after_and_a_turn_in_the_snapshot_
     assert list(runner.run()) == [1]
     assert sleeps == [3.0]
     assert fake.requests("POST", "/games/1/moves/")[0].body == {**DRAW, "expected_seq": 5}
+
+
+def challenge(challenge_id: int, your_invite: str | None = "pending") -> dict[str, Any]:
+    """A ``Challenge`` as the account stream sends it, as much of it as the kit reads."""
+    return {"id": challenge_id, "status": "pending", "creator": {"username": "alice"}, "your_invite": your_invite}
+
+
+def test_accept_challenges_accepts_those_in_the_snapshot_and_each_one_received(fake):
+    fake.script(
+        "GET",
+        "/me/stream/",
+        Stream(
+            sse("snapshot", {"games": [], "challenges": [challenge(7), challenge(8, None), challenge(9, "accepted")]})
+            + sse("challenge_received", challenge(10), "challenges.10.pending-1")
+            + sse("challenge_received", challenge(10), "challenges.10.pending-2")  # sent again: accepted once
+            + sse("challenge_received", challenge(11), "challenges.11.pending-1")
+            + sse("game_started", row(5, your_turn=False), "1.5")
+            + sse("game_over", row(6, status="finished"), "1.6"),
+            hang=3,
+        ),
+    )
+    fake.script("POST", "/challenges/7/accept/", Reply(200, {**challenge(7, "accepted")}))
+    fake.script("POST", "/challenges/10/accept/", Reply(200, {**challenge(10, "accepted"), "status": "started"}))
+    fake.script("POST", "/challenges/11/accept/", Reply(409, {"code": "challenge_expired"}))
+    runner = runner_of(fake, lambda state: state.legal_moves[0], [], games=1, accept_challenges=True)
+    assert list(runner.run()) == [1]  # a refused acceptance (expired) does not stop it
+    accepted = [seen.path for seen in fake.seen if seen.method == "POST"]
+    assert accepted == ["/challenges/7/accept/", "/challenges/10/accept/", "/challenges/11/accept/"]
+
+
+def test_without_accept_challenges_no_challenge_is_answered(fake):
+    fake.script(
+        "GET",
+        "/me/stream/",
+        Stream(
+            sse("snapshot", {"games": [], "challenges": [challenge(7)]})
+            + sse("challenge_received", challenge(10), "challenges.10.pending-1")
+            + sse("game_over", row(6, status="finished"), "1.6"),
+            hang=3,
+        ),
+    )
+    runner = runner_of(fake, lambda state: state.legal_moves[0], [], games=1)
+    assert list(runner.run()) == [1]
+    assert [seen for seen in fake.seen if seen.method == "POST"] == []

@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 import yaml
 
+from games import account_feeds
 from games.engine import Match, Ruleset
 from tests.integration.generated_client import (
     GeneratedClient,
@@ -129,11 +130,15 @@ def test_the_streams_frames_name_their_schemas(contract: dict[str, Any]) -> None
     event_types = set(contract["components"]["schemas"].get("EventType", {}).get("enum", []))
     assert event_types, "no EventType schema"
     assert game.data_schemas() == {"snapshot": "Game", "end": "GameStreamEndData"} | dict.fromkeys(event_types, "Event")
+    feeds = {
+        event: feed.component for feed in account_feeds.feeds() for event in feed.events
+    }  # the apps' feeds (challenges, seeks): their own frames
     assert account.data_schemas() == {
         "snapshot": "AccountSnapshot",
         "your_turn": "AccountGame",
         "game_started": "AccountGame",
         "game_over": "AccountGame",
+        **feeds,
     }
 
 

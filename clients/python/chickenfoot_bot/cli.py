@@ -4,6 +4,7 @@
     chickenfoot-bot --token cf_... --new-vs-bots 3 mybot:choose   # open a table against 3 server bots, play it, exit
     chickenfoot-bot --token cf_... --join 42 mybot:choose         # take a seat in game 42, play it, exit
     chickenfoot-bot --token cf_... --games 10 mybot:choose        # stop after 10 games have ended
+    chickenfoot-bot --token cf_... --accept-challenges mybot:choose   # also accept every challenge it gets
 
 BOT is ``module:function`` (the current directory is searched first) or
 ``path/to/file.py:function``; ``:function`` defaults to ``:choose``.
@@ -82,6 +83,11 @@ def parser() -> argparse.ArgumentParser:
     mode.add_argument("--new-vs-bots", type=int, metavar="N", help="open a table against N server bots and play it")
     mode.add_argument("--join", type=int, metavar="GAME_ID", help="take a seat in this game and play it")
     mode.add_argument("--games", type=int, metavar="N", help="stop after N of your games have ended")
+    p.add_argument(
+        "--accept-challenges",
+        action="store_true",
+        help="accept every challenge this account is invited to (POST /challenges/{id}/accept/)",
+    )
     p.add_argument("--strategy", default="greedy", help="the server bots' strategy (GET /api/v1/bots/)")
     p.add_argument("--set-max", type=int, default=6, help="the new table's double-N set (6, 9, 12, 15, 18)")
     p.add_argument("--rounds", type=int, help="the new table plays only its first N rounds")
@@ -109,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         elif game_id is not None:
             join(client, game_id)
-        runner = Runner(client, choose, game_id=game_id, games=args.games)
+        runner = Runner(client, choose, game_id=game_id, games=args.games, accept_challenges=args.accept_challenges)
         ended = runner.run()
     except ApiError as error:
         log.error("%s", error)

@@ -9,6 +9,11 @@ turn (a draw, then the drawn tile), and from a ``409 stale_seq`` answer's own
 ``game`` when the game moved on meanwhile. A dropped stream is resumed with
 ``Last-Event-ID`` after a back-off; since every reconnect starts with a fresh
 snapshot, a turn or an end missed while away is found again there.
+
+With ``accept_challenges``, it also accepts every challenge the account is
+invited to (``POST /challenges/{id}/accept/``): those waiting in the snapshot's
+``challenges`` and each ``challenge_received``; the table that starts when
+everyone has accepted then arrives as ``game_started`` like any other.
 """
 
 from __future__ import annotations
@@ -44,8 +49,11 @@ class Runner:
         read_timeout: float = 45,
         max_backoff: float = 30,
         sleep: Callable[[float], None] = time.sleep,
+        accept_challenges: bool = False,
     ) -> None:
         self.client = client
+        self.accept_challenges = accept_challenges
+        self.accepted: set[int] = set()  # the challenges we accepted
         self.choose = choose
         self.only = game_id
         self.limit = games
@@ -122,6 +130,10 @@ class Runner:
                 self.check_ended(game_id)
             for row in rows:
                 self.on_row(row)
+            for challenge in data.get("challenges", []):
+                self.on_challenge(challenge)
+        elif event.event == "challenge_received":
+            self.on_challenge(data)
         elif event.event in ("your_turn", "game_started"):
             self.on_row(data)
         elif event.event == "game_over":
@@ -137,6 +149,26 @@ class Runner:
             self.game_over(game_id, row)
         elif row["your_turn"] and row["seq"] > self.acted_at.get(game_id, -1):
             self.play(game_id)
+
+    def on_challenge(self, challenge: dict[str, Any]) -> None:
+        """A challenge we are invited to and have not answered: accept it (``accept_challenges``)."""
+        if not self.accept_challenges or challenge.get("your_invite") != "pending":
+            return
+        if challenge["id"] in self.accepted:
+            return
+        try:
+            answer = self.client.post(f"/challenges/{challenge['id']}/accept/")
+        except ApiError as error:
+            if error.status == 401 or error.status >= 500:
+                raise
+            # challenge_expired, challenge_closed, already_answered ...: nothing left to do
+            log.warning("challenge %d: %s", challenge["id"], error)
+            self.accepted.add(challenge["id"])
+            return
+        self.accepted.add(challenge["id"])
+        log.info(
+            "accepted challenge %d from %s: %s", challenge["id"], challenge["creator"]["username"], answer["status"]
+        )
 
     def check_ended(self, game_id: int) -> None:
         summary = self.client.game(game_id)["game"]
