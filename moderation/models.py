@@ -18,6 +18,7 @@ class AuditAction(models.TextChoices):
     TOKENS_REVOKE = "tokens_revoke", "API tokens revoked"
     BOT_MARK = "bot_mark", "marked as a bot"
     BOT_UNMARK = "bot_unmark", "unmarked as a bot"
+    RATING_VOID = "rating_void", "rating effect voided"
 
 
 class AuditEntry(models.Model):

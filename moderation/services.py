@@ -21,6 +21,8 @@ from games.models import Game
 from moderation.models import AuditAction, AuditEntry
 from players import services as player_services
 from players.models import User
+from ratings import services as rating_services
+from ratings.services import VoidOutcome
 
 MODERATE_PERMISSION = "moderation.moderate"
 
@@ -127,6 +129,24 @@ def moderation_hands_view(*, game_id: int, by: User, reason: str = "") -> dict[s
         details={"seq": game.seq, "status": game.status},
     )
     return view
+
+
+def moderation_rating_void(*, game_id: int, by: User, reason: str) -> VoidOutcome:
+    """Undo a rated match's effect on its players' ratings (``ratings.services.match_void``).
+    Idempotent: a void that finds nothing left to undo changes nothing and records nothing."""
+    _require_moderator(by)
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        outcome = rating_services.match_void(game_id=game_id, by=by, reason=reason)
+        if outcome.voided:
+            _audit(
+                by=by,
+                action=AuditAction.RATING_VOID,
+                reason=reason,
+                game_id=game_id,
+                details={"voided": outcome.voided, "players": outcome.players},
+            )
+    return outcome
 
 
 # -- players --------------------------------------------------------------------

@@ -96,10 +96,12 @@ SPECTACULAR_SETTINGS = {
         "SpinnerArms": "games.serializers.SPINNER_ARM_CHOICES",
         "StrategyName": "games.serializers.strategy_choices",
         "HealthStatus": "ops.serializers.HEALTH_STATUSES",
+        "RatingPool": "ratings.models.RatingPool",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.schema.rename_components",
+        "ratings.schema.add_components",
         "core.schema.name_parameter_enums",
         "games.schema.add_components",
     ],

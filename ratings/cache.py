@@ -1,0 +1,69 @@
+"""Cached answers of the leaderboards and the players' rating pages.
+
+Each pool has a generation number in the cache; every cached answer's key holds
+the generations it was read at, so bumping a pool's generation (after each rating
+update or void of that pool commits) makes every page of it stale at once, with
+nothing to delete. Bumped after the commit: a reader that read the data before
+then stores it under the old generation, which nobody asks for any more.
+
+With Redis the generations and pages are shared by every process; without it
+(the embedded default) they are each process's local memory, as is everything in
+the cache then. A generation that went missing (evicted, Redis restarted) starts
+again from the clock, never from a number an old page may still be stored under.
+Pages also expire after ``PAGE_SECONDS``: the bound on staleness while Redis is
+away and each process falls back to its own memory.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from django.core.cache import cache
+from django.db import transaction
+
+T = TypeVar("T")
+
+PAGE_SECONDS = 300
+_PREFIX = "ratings"
+
+
+def _generation_key(pool: str) -> str:
+    return f"{_PREFIX}:gen:{pool}"
+
+
+def generation(pool: str) -> int:
+    """The pool's current generation."""
+    key = _generation_key(pool)
+    value = cache.get(key)
+    if value is None:
+        cache.add(key, time.time_ns(), timeout=None)
+        value = cache.get(key)
+    return int(value) if value is not None else 0
+
+
+def _bump(pools: Iterable[str]) -> None:
+    for pool in set(pools):
+        key = _generation_key(pool)
+        try:
+            cache.incr(key)
+        except ValueError:  # missing: a fresh start, past any generation used before
+            cache.set(key, time.time_ns(), timeout=None)
+
+
+def generations_bump_on_commit(*, pools: Iterable[str]) -> None:
+    """Make the cached pages of ``pools`` stale once the current transaction commits."""
+    chosen = list(pools)
+    transaction.on_commit(lambda: _bump(chosen))
+
+
+def cached(parts: tuple[Any, ...], pools: Iterable[str], compute: Callable[[], T]) -> T:
+    """``compute()``, cached under ``parts`` and the generations of ``pools``."""
+    key = ":".join([_PREFIX, *map(str, parts), *(f"{p}@{generation(p)}" for p in pools)])
+    found = cache.get(key)
+    if found is not None:
+        return found
+    value = compute()
+    cache.set(key, value, timeout=PAGE_SECONDS)
+    return value
