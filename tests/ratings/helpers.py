@@ -39,6 +39,16 @@ def finish(table: Table, rng: random.Random, *, time_out: int | None = None, max
     raise AssertionError(f"the match did not end within {max_moves} moves")
 
 
+def rematch(table: Table) -> Table:
+    """A new rated table with the same players in the same seats, started."""
+    users = table.users
+    game = game_services.game_create(creator=users[0], ruleset=table.game().ruleset, rated=True)
+    for seat, user in enumerate(users[1:], start=1):
+        game_services.game_join(game_id=game.pk, player=user, seat=seat)
+    game_services.game_start(game_id=game.pk, by=users[0])
+    return Table(game.pk, list(users), list(table.clients))
+
+
 def play_until_final_move(table: Table, rng: random.Random, max_moves: int = 5000) -> tuple[int, dict[str, Any]]:
     """Play random legal moves until the seat to move has one that ends the match;
     returns (that seat, that move) without playing it. Every seat must be human."""
