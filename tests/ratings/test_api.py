@@ -46,7 +46,14 @@ def seeded(make_player):
             updated_at=timezone.now(),
         )
     Rating.objects.create(
-        user=users["eve"], pool=RatingPool.TWO, mu=40, sigma=1, ordinal=37, games=50, is_bot=False, updated_at=timezone.now()
+        user=users["eve"],
+        pool=RatingPool.TWO,
+        mu=40,
+        sigma=1,
+        ordinal=37,
+        games=50,
+        is_bot=False,
+        updated_at=timezone.now(),
     )
     return users
 
@@ -101,7 +108,9 @@ def test_the_leaderboard_pages_keep_ranks_across_pages(api_client, seeded):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("query", [{"pool": "4"}, {"pool": "9-14"}, {"kind": "robots"}, {"pool": "2", "kind": "people"}])
+@pytest.mark.parametrize(
+    "query", [{"pool": "4"}, {"pool": "9-14"}, {"kind": "robots"}, {"pool": "2", "kind": "people"}]
+)
 def test_an_unknown_pool_or_kind_is_a_validation_error(api_client, query):
     body = refused(api_client.get(BOARD, query), 400, "validation_error")
     assert set(body["errors"]) <= set(query) and body["errors"]
@@ -156,4 +165,3 @@ def test_pages_are_cached_until_a_rating_update_of_their_pool(
         play_to_end(four, random.Random(22))
     after = ok(api_client.get(BOARD, {"pool": "3-4"}))
     assert after["count"] == 10 and after["results"][0]["username"] == "fox"
-

@@ -15,8 +15,8 @@ from moderation.models import AuditAction, AuditEntry
 from ratings import services
 from ratings.models import Rating, RatingChange
 from tests.api.games_helpers import play_to_end
-from tests.ratings.helpers import rematch
 from tests.moderation.conftest import MODERATE, VIEW_PERMISSIONS, grant
+from tests.ratings.helpers import rematch
 
 
 @pytest.fixture
