@@ -43,7 +43,9 @@ def generation(pool: str) -> int:
     return int(value) if value is not None else 0
 
 
-def _bump(pools: Iterable[str]) -> None:
+def generations_bump(*, pools: Iterable[str]) -> None:
+    """Make the cached pages of ``pools`` stale now (``generations_bump_on_commit``
+    inside a transaction)."""
     for pool in set(pools):
         key = _generation_key(pool)
         try:
@@ -55,7 +57,7 @@ def _bump(pools: Iterable[str]) -> None:
 def generations_bump_on_commit(*, pools: Iterable[str]) -> None:
     """Make the cached pages of ``pools`` stale once the current transaction commits."""
     chosen = list(pools)
-    transaction.on_commit(lambda: _bump(chosen))
+    transaction.on_commit(lambda: generations_bump(pools=chosen))
 
 
 def cached(parts: tuple[Any, ...], pools: Iterable[str], compute: Callable[[], T]) -> T:

@@ -65,7 +65,10 @@ def _forfeits(game: Game, seats: Sequence[Seat]) -> set[int]:
     """Seats that count as a loss: resigned or handed to a bot, away after
     repeated timeouts, or timed out at least once in this game."""
     timed_out = set(
-        Move.objects.filter(game_id=game.pk, source=MoveSource.TIMEOUT).values_list("seat", flat=True).distinct()
+        Move.objects.filter(game_id=game.pk, source=MoveSource.TIMEOUT)
+        .order_by()
+        .values_list("seat", flat=True)
+        .distinct()
     )
     return {s.number for s in seats if s.resigned or s.away or s.number in timed_out}
 

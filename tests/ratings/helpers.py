@@ -27,6 +27,7 @@ def finish(table: Table, rng: random.Random, *, time_out: int | None = None, max
         game = table.game()
         if game.status != GameStatus.RUNNING:
             return game
+        assert game.turn_seat is not None
         seat = game.seats.get(number=game.turn_seat)
         if seat.number == time_out and not timed_out:
             Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))
