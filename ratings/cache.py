@@ -33,14 +33,18 @@ def _generation_key(pool: str) -> str:
     return f"{_PREFIX}:gen:{pool}"
 
 
-def generation(pool: str) -> int:
-    """The pool's current generation."""
-    key = _generation_key(pool)
-    value = cache.get(key)
-    if value is None:
-        cache.add(key, time.time_ns(), timeout=None)
-        value = cache.get(key)
-    return int(value) if value is not None else 0
+def generations(pools: Iterable[str]) -> dict[str, int]:
+    """The current generation of each of ``pools`` (one round trip when they are set)."""
+    keys = {pool: _generation_key(pool) for pool in pools}
+    found = cache.get_many(list(keys.values()))
+    result = {}
+    for pool, key in keys.items():
+        value = found.get(key)
+        if value is None:
+            cache.add(key, time.time_ns(), timeout=None)
+            value = cache.get(key)
+        result[pool] = int(value) if value is not None else 0
+    return result
 
 
 def generations_bump(*, pools: Iterable[str]) -> None:
@@ -62,7 +66,7 @@ def generations_bump_on_commit(*, pools: Iterable[str]) -> None:
 
 def cached(parts: tuple[Any, ...], pools: Iterable[str], compute: Callable[[], T]) -> T:
     """``compute()``, cached under ``parts`` and the generations of ``pools``."""
-    key = ":".join([_PREFIX, *map(str, parts), *(f"{p}@{generation(p)}" for p in pools)])
+    key = ":".join([_PREFIX, *map(str, parts), *(f"{p}@{g}" for p, g in generations(pools).items())])
     found = cache.get(key)
     if found is not None:
         return found

@@ -1,5 +1,9 @@
 """Read queries of the ratings, shaped for the API and cached (``ratings.cache``).
 
+The answers are the API's JSON as it is sent (``ratings.serializers`` describes
+them for the contract; the tests check every answer against it): a cached page
+is answered without being serialised again.
+
 A leaderboard page is the pool's ratings by ordinal (best first, then by user id)
 read through the index ``(pool, ordinal desc, user)`` (or the one with
 ``is_bot``); a rank is 1 + the number of better ordinals in the board, a count the
@@ -8,10 +12,12 @@ same index answers alone. Ties share a rank (1, 2, 2, 4).
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 from django.db.models import QuerySet
+from rest_framework.fields import DateTimeField
 
 from players.models import User
 from ratings import cache, skill
@@ -20,6 +26,13 @@ from ratings.models import Rating, RatingChange, RatingPool
 #: The rating pages show this many of a pool's recent changes.
 HISTORY_LENGTH = 20
 RECENT_MATCHES = 10
+
+
+_datetime = DateTimeField()  # the same text DRF gives (ISO 8601, "Z" for UTC)
+
+
+def _time(value: datetime) -> str:
+    return str(_datetime.to_representation(value))
 
 
 class BoardKind(StrEnum):
@@ -91,7 +104,7 @@ def leaderboard_page(*, pool: str, kind: str, limit: int, offset: int) -> dict[s
 def _change_entry(change: RatingChange) -> dict[str, Any]:
     return {
         "game_id": change.game_id,
-        "at": change.created_at,
+        "at": _time(change.created_at),
         "rank": change.rank,
         "players": change.players,
         "won": change.won,
@@ -123,11 +136,11 @@ def _player_ratings(user: User) -> dict[str, Any]:
                 "wins": rating.wins,
                 "rank": rank_in(pool=rating.pool, ordinal=rating.ordinal),
                 "provisional": rating.games < skill.PROVISIONAL_GAMES,
-                "updated_at": rating.updated_at,
+                "updated_at": _time(rating.updated_at),
                 "history": [
                     {
                         "game_id": c.game_id,
-                        "at": c.created_at,
+                        "at": _time(c.created_at),
                         "rating": c.ordinal_after,
                         "mu": c.mu_after,
                         "sigma": c.sigma_after,

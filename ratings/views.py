@@ -1,4 +1,5 @@
-"""Thin views: validate -> one selector -> serialize."""
+"""Thin views: validate -> one selector -> answer. The selectors' answers are in
+the API's shape already (cached as such); the serializers describe them."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ class LeaderboardApi(GenericAPIView):
         page = selectors.leaderboard_page(pool=query["pool"], kind=query["kind"], limit=limit, offset=offset)
         # The paginator's links, for a page the selector read (and cached) itself.
         paginator.request, paginator.limit, paginator.offset, paginator.count = request, limit, offset, page["count"]
-        return paginator.get_paginated_response(LeaderboardEntryOutput(page["results"], many=True).data)
+        return paginator.get_paginated_response(page["results"])  # already LeaderboardEntry's shape
 
 
 class PlayerRatingsApi(APIView):
@@ -72,4 +73,4 @@ class PlayerRatingsApi(APIView):
         player = player_selectors.player_get(username=username)
         if player is None:
             raise RatingError(CoreCode.NOT_FOUND, f"There is no player {username!r}.")
-        return Response(PlayerRatingsOutput(selectors.player_ratings(user=player)).data)
+        return Response(selectors.player_ratings(user=player))  # already PlayerRatings' shape

@@ -53,11 +53,10 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered) * 1000, p99 * 1000
 
 
-def seed(prefix: str, accounts: int, rng: random.Random, write: Callable[[str], None]) -> list[int]:
-    """``accounts`` accounts named ``<prefix>-<n>`` with a rating each; their ids."""
+def seed(prefix: str, accounts: int, rng: random.Random, write: Callable[[str], None]) -> None:
+    """``accounts`` accounts named ``<prefix>-<n>`` with a rating each."""
     password = make_password(None)  # unusable: nobody logs in as these
     now = timezone.now()
-    ids: list[int] = []
     for start in range(0, accounts, BATCH):
         users = [
             User(username=f"{prefix}-{n}", password=password, is_bot=n % 10 == 0)
@@ -83,12 +82,10 @@ def seed(prefix: str, accounts: int, rng: random.Random, write: Callable[[str], 
                 )
             )
         Rating.objects.bulk_create(ratings)
-        ids += [u.pk for u in made]
-        write(f"seeded {len(ids)} / {accounts}")
+        write(f"seeded {start + len(made)} / {accounts}")
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:  # statistics and the visibility map, as a settled table has them
             cursor.execute(f"VACUUM ANALYZE {Rating._meta.db_table}")
-    return ids
 
 
 def timed(call: Callable[[], Any], runs: int, before: Callable[[], None] | None = None) -> list[float]:
@@ -165,11 +162,11 @@ def run(*, accounts: int, runs: int, matches: int, write: Callable[[str], None])
 
     try:
         started = time.perf_counter()
-        ids = seed(prefix, accounts, rng, write)
+        seed(prefix, accounts, rng, write)
         write(f"seed: {accounts} accounts in {time.perf_counter() - started:.1f} s ({connection.vendor})")
 
         # The rating update first: its players then have history for the player page.
-        bots = list(User.objects.filter(pk__in=ids, is_bot=True).order_by("pk")[:8])
+        bots = list(User.objects.filter(username__startswith=f"{prefix}-", is_bot=True).order_by("pk")[:8])
         updates: list[float] = []
         with receiver_timed(updates):
             for _ in range(matches):
@@ -204,6 +201,8 @@ def cleanup(prefix: str, write: Callable[[str], None]) -> None:
         games += game_services.games_purge(creator=creator)
     RatingChange.objects.filter(user__in=users).delete()
     Rating.objects.filter(user__in=users).delete()
-    deleted = users.delete()[1].get(User._meta.label, 0)
+    ids = list(users.values_list("pk", flat=True))
+    for start in range(0, len(ids), BATCH):  # in batches: a query takes at most 65,535 parameters
+        User.objects.filter(pk__in=ids[start : start + BATCH]).delete()
     cache.generations_bump(pools=list(RatingPool))
-    write(f"cleaned up: {deleted} accounts, {games} games")
+    write(f"cleaned up: {len(ids)} accounts, {games} games")

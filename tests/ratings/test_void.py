@@ -111,3 +111,24 @@ def test_the_games_admin_action_voids_and_audits(make_table, moderator):
     assert done.status_code == 200 and b"rating effect voided" in done.content
     assert all(r.games == 0 for r in Rating.objects.filter(user__in=table.users))
     assert AuditEntry.objects.get(action=AuditAction.RATING_VOID).reason == "a bot in disguise"
+
+
+@pytest.mark.django_db
+def test_the_rating_admin_pages_are_read_only(make_table, make_player):
+    table = make_table(players=2, rated=True)
+    play_to_end(table, random.Random(13))
+    root = make_player("root")
+    root.is_staff = root.is_superuser = True
+    root.save(update_fields=["is_staff", "is_superuser"])
+    client = Client()
+    client.force_login(root)
+    rating, change = Rating.objects.first(), RatingChange.objects.first()
+    assert rating is not None and change is not None
+    for model, obj in (("rating", rating), ("ratingchange", change)):
+        listing = client.get(reverse(f"admin:ratings_{model}_changelist"), {"pool": "2"})
+        assert listing.status_code == 200 and table.users[0].username.encode() in listing.content
+        page = client.get(reverse(f"admin:ratings_{model}_change", args=[obj.pk]))
+        assert page.status_code == 200 and b'name="_save"' not in page.content
+        assert client.get(reverse(f"admin:ratings_{model}_add")).status_code == 403
+        assert client.post(reverse(f"admin:ratings_{model}_delete", args=[obj.pk]), {"post": "yes"}).status_code == 403
+    assert Rating.objects.filter(pk=rating.pk).exists() and RatingChange.objects.filter(pk=change.pk).exists()
