@@ -12,6 +12,10 @@ the cache then. A generation that went missing (evicted, Redis restarted) starts
 again from the clock, never from a number an old page may still be stored under.
 Pages also expire after ``PAGE_SECONDS``: the bound on staleness while Redis is
 away and each process falls back to its own memory.
+
+A board's count (a scan of the pool's whole index) is cached apart, under the
+pool's ``members`` generation, which only changes when accounts join the pool or
+switch between the human and bot boards.
 """
 
 from __future__ import annotations
@@ -27,6 +31,13 @@ T = TypeVar("T")
 
 PAGE_SECONDS = 300
 _PREFIX = "ratings"
+
+
+def members(pool: str) -> str:
+    """The generation of who is in ``pool``'s boards (and in which: human or bot),
+    for the boards' counts: bumped only when that changes (a first rated match in
+    the pool, an account marked or unmarked as a bot), not on every update."""
+    return f"members:{pool}"
 
 
 def _generation_key(pool: str) -> str:

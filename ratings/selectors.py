@@ -69,11 +69,19 @@ def _entry(rating: Rating, rank: int) -> dict[str, Any]:
     }
 
 
+def _board_count(pool: str, kind: str) -> int:
+    return cache.cached(("count", pool, kind), [cache.members(pool)], lambda: _board(pool, kind).count())
+
+
 def _leaderboard_page(pool: str, kind: str, limit: int, offset: int) -> dict[str, Any]:
     board = _board(pool, kind)
-    # The page's user ids from the index alone (a deep offset skips index entries,
-    # not rows), then those rows and their accounts.
-    user_ids = list(board.order_by("-ordinal", "user_id").values_list("user_id", flat=True)[offset : offset + limit])
+    # The page's user ids and ordinals from the index alone (a deep offset skips
+    # index entries, not rows), with the entry before the page: when its ordinal
+    # differs, the page's first rank is offset + 1 without counting.
+    start = max(offset - 1, 0)
+    entries = list(board.order_by("-ordinal", "user_id").values_list("user_id", "ordinal")[start : offset + limit])
+    before = entries.pop(0) if offset > 0 and entries else None
+    user_ids = [user_id for user_id, _ in entries]
     rows = {
         r.user_id: r
         for r in board.filter(user_id__in=user_ids)
@@ -84,13 +92,14 @@ def _leaderboard_page(pool: str, kind: str, limit: int, offset: int) -> dict[str
     results: list[dict[str, Any]] = []
     for index, rating in enumerate(page):
         if index == 0:
-            rank = rank_in(pool=pool, ordinal=rating.ordinal, kind=kind)
+            tied = before is not None and before[1] == rating.ordinal
+            rank = rank_in(pool=pool, ordinal=rating.ordinal, kind=kind) if tied else offset + 1
         elif rating.ordinal == page[index - 1].ordinal:
             rank = results[-1]["rank"]
         else:
             rank = offset + index + 1
         results.append(_entry(rating, rank))
-    return {"count": board.count(), "results": results}
+    return {"count": _board_count(pool, kind), "results": results}
 
 
 def leaderboard_page(*, pool: str, kind: str, limit: int, offset: int) -> dict[str, Any]:

@@ -115,6 +115,7 @@ def match_rate(*, game: Game, seats: Sequence[Seat]) -> list[RatingChange]:
     )
     users = [s.player for s in rated if s.player is not None]
     locked = _locked_ratings(users=users, pool=pool)
+    joined = any(locked[u.pk].games == 0 or locked[u.pk].is_bot != u.is_bot for u in users)
     before = [(locked[u.pk].mu, locked[u.pk].sigma) for u in users]
     after = skill.rate(before, [p.rank for p in placings])
     now = timezone.now()
@@ -144,7 +145,7 @@ def match_rate(*, game: Game, seats: Sequence[Seat]) -> list[RatingChange]:
         )
     _ratings_save(list(locked.values()))
     RatingChange.objects.bulk_create(changes)
-    cache.generations_bump_on_commit(pools=[pool])
+    cache.generations_bump_on_commit(pools=[pool, cache.members(pool)] if joined else [pool])
     return changes
 
 

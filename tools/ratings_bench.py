@@ -6,8 +6,9 @@ Seeds ``--accounts`` accounts (a tenth of them bots) with a rating each in pool
 services:
 
 * a leaderboard page: the first page and a deep one (offset accounts/2), each cold
-  (the pool's cache generation bumped before every request: the database answers)
-  and cached;
+  (the pool's cache generation bumped before every request, as after a rating
+  update: the database answers; the board's count stays cached, as it does until
+  accounts join the pool) and cached;
 * a player's ratings page (a player with rated matches), cold and cached;
 * the rating update: rated 4-player matches between seeded bot accounts played to
   the end by server strategies through ``games.services``; the time is that of the
@@ -204,5 +205,5 @@ def cleanup(prefix: str, write: Callable[[str], None]) -> None:
     ids = list(users.values_list("pk", flat=True))
     for start in range(0, len(ids), BATCH):  # in batches: a query takes at most 65,535 parameters
         User.objects.filter(pk__in=ids[start : start + BATCH]).delete()
-    cache.generations_bump(pools=list(RatingPool))
+    cache.generations_bump(pools=[*RatingPool, *(cache.members(pool) for pool in RatingPool)])
     write(f"cleaned up: {len(ids)} accounts, {games} games")
