@@ -8,7 +8,8 @@ then stores it under the old generation, which nobody asks for any more.
 
 With Redis the generations and pages are shared by every process; without it
 (the embedded default) they are each process's local memory, as is everything in
-the cache then. A generation that went missing (evicted, Redis restarted) starts
+the cache then, so pages are kept only ``LOCAL_PAGE_SECONDS`` there (a bot's or a
+clock's final move is made in the worker, whose bump the web process never sees). A generation that went missing (evicted, Redis restarted) starts
 again from the clock, never from a number an old page may still be stored under.
 Pages also expire after ``PAGE_SECONDS``: the bound on staleness while Redis is
 away and each process falls back to its own memory.
@@ -24,12 +25,17 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
 T = TypeVar("T")
 
 PAGE_SECONDS = 300
+#: Without Redis (the embedded default) each process has a cache of its own, and a
+#: match finished by a bot or a turn clock bumps the generation in the worker's,
+#: not the web server's: pages live only this long there.
+LOCAL_PAGE_SECONDS = 5
 _PREFIX = "ratings"
 
 
@@ -82,5 +88,5 @@ def cached(parts: tuple[Any, ...], pools: Iterable[str], compute: Callable[[], T
     if found is not None:
         return found
     value = compute()
-    cache.set(key, value, timeout=PAGE_SECONDS)
+    cache.set(key, value, timeout=PAGE_SECONDS if settings.REDIS_URL else LOCAL_PAGE_SECONDS)
     return value
