@@ -8,7 +8,7 @@ import random
 import pytest
 from django.utils import timezone
 
-from ratings import skill
+from ratings import services, skill
 from ratings.models import Rating, RatingPool
 from tests.api.games_helpers import ok, play_to_end, refused
 from tests.ratings.helpers import rematch
@@ -165,3 +165,19 @@ def test_pages_are_cached_until_a_rating_update_of_their_pool(
         play_to_end(four, random.Random(22))
     after = ok(api_client.get(BOARD, {"pool": "3-4"}))
     assert after["count"] == 10 and after["results"][0]["username"] == "fox"
+
+
+@pytest.mark.django_db
+def test_a_void_makes_the_pages_stale_too(api_client, make_table, people, django_capture_on_commit_callbacks):
+    table = make_table(players=2, rated=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        play_to_end(table, random.Random(31))
+    before = ok(api_client.get(BOARD, {"pool": "2"}))
+    assert sorted(e["games"] for e in before["results"]) == [1, 1]
+    moderator, _ = people.staff()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.match_void(game_id=table.game_id, by=moderator, reason="test").voided == 2
+    after = ok(api_client.get(BOARD, {"pool": "2"}))
+    assert [(e["games"], e["rating"]) for e in after["results"]] == [(0, pytest.approx(0.0, abs=1e-9))] * 2
+    pools = ok(api_client.get(ratings_url(table.users[0].username)))["pools"]
+    assert pools[0]["recent_matches"][0]["voided"] is True and pools[0]["history"] == []
