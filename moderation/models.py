@@ -30,6 +30,7 @@ class AuditAction(models.TextChoices):
     NOTE_ADD = "note_add", "note added"
     REPORT_ASSIGN = "report_assign", "report assigned"
     REPORT_DISMISS = "report_dismiss", "report dismissed"
+    RATING_VOID = "rating_void", "rating effect voided"
 
 
 class AuditEntry(models.Model):

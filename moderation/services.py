@@ -36,6 +36,8 @@ from moderation.models import (
 )
 from players import services as player_services
 from players.models import User
+from ratings import services as rating_services
+from ratings.services import VoidOutcome
 
 MODERATE_PERMISSION = "moderation.moderate"
 
@@ -482,6 +484,24 @@ def moderator_add(*, user: User) -> bool:
             user.save(update_fields=["is_staff"])
         user.groups.add(group)
     return changed
+
+
+def moderation_rating_void(*, game_id: int, by: User, reason: str) -> VoidOutcome:
+    """Undo a rated match's effect on its players' ratings (``ratings.services.match_void``).
+    Idempotent: a void that finds nothing left to undo changes nothing and records nothing."""
+    _require_moderator(by)
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        outcome = rating_services.match_void(game_id=game_id, by=by, reason=reason)
+        if outcome.voided:
+            _audit(
+                by=by,
+                action=AuditAction.RATING_VOID,
+                reason=reason,
+                game_id=game_id,
+                details={"voided": outcome.voided, "players": outcome.players},
+            )
+    return outcome
 
 
 # -- players --------------------------------------------------------------------

@@ -104,10 +104,12 @@ SPECTACULAR_SETTINGS = {
         "ChallengeStatus": "challenges.models.ChallengeStatus",
         "InviteStatus": "challenges.models.InviteStatus",
         "ChallengeRole": "challenges.serializers.CHALLENGE_ROLES",
+        "RatingPool": "ratings.models.RatingPool",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.schema.rename_components",
+        "ratings.schema.add_components",
         "core.schema.name_parameter_enums",
         "games.schema.add_components",
     ],

@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "moderation",
     "ops",
     "challenges",
+    "ratings",
     "web",  # the browser client (last: its catch-all pages come after every other URL)
 ]
 

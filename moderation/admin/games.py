@@ -241,7 +241,7 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     list_filter = ("status", HasBotsFilter, StuckFilter, "moderated", "practice", "rated")
     search_fields = ("seats__player__username", "creator__username")
     date_hierarchy = "created_at"
-    actions = ["abort_selected"]
+    actions = ["abort_selected", "void_rating_selected"]
     inlines = [SeatInline, MoveInline, AuditEntryInline]
     fieldsets = (
         (
@@ -473,4 +473,22 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
             title="Abort games",
             perform=perform,
             note="These games end now, without a result; their players see the reason.",
+        )
+
+    @admin.action(description="Void the rating effect (asks for a reason)", permissions=["moderate"])
+    def void_rating_selected(self, request: HttpRequest, queryset: QuerySet[Game]) -> HttpResponse | None:
+        def perform(game: Game, reason: str) -> str:
+            outcome = moderation.moderation_rating_void(game_id=game.pk, by=request_account(request), reason=reason)
+            if not outcome.voided:
+                return "no rating change left to void."
+            return f"rating effect voided for {', '.join(outcome.players)}."
+
+        return reason_action(
+            self,
+            request,
+            queryset,
+            name="void_rating_selected",
+            title="Void the rating effect",
+            perform=perform,
+            note="Each player's rating loses what these rated games changed; the games themselves stay as they are.",
         )

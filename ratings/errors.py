@@ -1,0 +1,30 @@
+"""The ratings layer's refusals: ``RatingError`` with a ``RatingCode`` (or a
+``CoreCode`` such as ``not_found``)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from core.errors import ApiError, CoreCode, register_enum
+
+
+class RatingCode(StrEnum):
+    GAME_NOT_RATED = "game_not_rated"
+
+
+register_enum(
+    RatingCode,
+    {
+        RatingCode.GAME_NOT_RATED: (
+            409,
+            "The game is not rated (a practice or unrated game): it changed no rating, so there is nothing to void.",
+            "Game not rated",
+        ),
+    },
+)
+
+
+class RatingError(ApiError):
+    def __init__(self, code: RatingCode | CoreCode, detail: str, **extra: Any) -> None:
+        super().__init__(detail, code=code, extra=extra)

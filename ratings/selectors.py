@@ -1,0 +1,168 @@
+"""Read queries of the ratings, shaped for the API and cached (``ratings.cache``).
+
+The answers are the API's JSON as it is sent (``ratings.serializers`` describes
+them for the contract; the tests check every answer against it): a cached page
+is answered without being serialised again.
+
+A leaderboard page is the pool's ratings by ordinal (best first, then by user id)
+read through the index ``(pool, ordinal desc, user)`` (or the one with
+``is_bot``); a rank is 1 + the number of better ordinals in the board, a count the
+same index answers alone. Ties share a rank (1, 2, 2, 4).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from django.db.models import QuerySet
+from rest_framework.fields import DateTimeField
+
+from players.models import User
+from ratings import cache, skill
+from ratings.models import Rating, RatingChange, RatingPool
+
+#: The rating pages show this many of a pool's recent changes.
+HISTORY_LENGTH = 20
+RECENT_MATCHES = 10
+
+
+_datetime = DateTimeField()  # the same text DRF gives (ISO 8601, "Z" for UTC)
+
+
+def _time(value: datetime) -> str:
+    return str(_datetime.to_representation(value))
+
+
+class BoardKind(StrEnum):
+    ALL = "all"
+    HUMANS = "humans"
+    BOTS = "bots"
+
+
+def _board(pool: str, kind: str) -> QuerySet[Rating]:
+    ratings = Rating.objects.filter(pool=pool)
+    if kind == BoardKind.HUMANS:
+        ratings = ratings.filter(is_bot=False)
+    elif kind == BoardKind.BOTS:
+        ratings = ratings.filter(is_bot=True)
+    return ratings
+
+
+def rank_in(*, pool: str, ordinal: float, kind: str = BoardKind.ALL) -> int:
+    """The rank of an ``ordinal`` in a board: 1 + how many are better."""
+    return 1 + _board(pool, kind).filter(ordinal__gt=ordinal).count()
+
+
+def _entry(rating: Rating, rank: int) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "username": rating.user.username,
+        "is_bot": rating.is_bot,
+        "rating": rating.ordinal,
+        "mu": rating.mu,
+        "sigma": rating.sigma,
+        "games": rating.games,
+        "wins": rating.wins,
+        "provisional": rating.games < skill.PROVISIONAL_GAMES,
+    }
+
+
+def _board_count(pool: str, kind: str) -> int:
+    return cache.cached(("count", pool, kind), [cache.members(pool)], lambda: _board(pool, kind).count())
+
+
+def _leaderboard_page(pool: str, kind: str, limit: int, offset: int) -> dict[str, Any]:
+    board = _board(pool, kind)
+    # The page's user ids and ordinals from the index alone (a deep offset skips
+    # index entries, not rows), with the entry before the page: when its ordinal
+    # differs, the page's first rank is offset + 1 without counting.
+    start = max(offset - 1, 0)
+    entries = list(board.order_by("-ordinal", "user_id").values_list("user_id", "ordinal")[start : offset + limit])
+    before = entries.pop(0) if offset > 0 and entries else None
+    user_ids = [user_id for user_id, _ in entries]
+    rows = {
+        r.user_id: r
+        for r in board.filter(user_id__in=user_ids)
+        .select_related("user")
+        .only("user_id", "pool", "mu", "sigma", "ordinal", "games", "wins", "is_bot", "user__username")
+    }
+    page = [rows[u] for u in user_ids if u in rows]
+    results: list[dict[str, Any]] = []
+    for index, rating in enumerate(page):
+        if index == 0:
+            tied = before is not None and before[1] == rating.ordinal
+            rank = rank_in(pool=pool, ordinal=rating.ordinal, kind=kind) if tied else offset + 1
+        elif rating.ordinal == page[index - 1].ordinal:
+            rank = results[-1]["rank"]
+        else:
+            rank = offset + index + 1
+        results.append(_entry(rating, rank))
+    return {"count": _board_count(pool, kind), "results": results}
+
+
+def leaderboard_page(*, pool: str, kind: str, limit: int, offset: int) -> dict[str, Any]:
+    """``{"count", "results"}``: one page of a pool's leaderboard (``kind``: all,
+    humans or bots), cached until the pool's next rating update."""
+    return cache.cached(
+        ("board", pool, kind, limit, offset), [pool], lambda: _leaderboard_page(pool, kind, limit, offset)
+    )
+
+
+def _change_entry(change: RatingChange) -> dict[str, Any]:
+    return {
+        "game_id": change.game_id,
+        "at": _time(change.created_at),
+        "rank": change.rank,
+        "players": change.players,
+        "won": change.won,
+        "forfeit": change.forfeit,
+        "rating_before": change.ordinal_before,
+        "rating_after": change.ordinal_after,
+        "mu_before": change.mu_before,
+        "mu_after": change.mu_after,
+        "sigma_before": change.sigma_before,
+        "sigma_after": change.sigma_after,
+        "voided": change.voided_at is not None,
+    }
+
+
+def _player_ratings(user: User) -> dict[str, Any]:
+    pools = []
+    for rating in Rating.objects.filter(user=user).order_by("pool"):
+        changes = list(
+            RatingChange.objects.filter(user=user, pool=rating.pool).order_by("-created_at", "-id")[:HISTORY_LENGTH]
+        )
+        counted = [c for c in changes if c.voided_at is None]
+        pools.append(
+            {
+                "pool": rating.pool,
+                "rating": rating.ordinal,
+                "mu": rating.mu,
+                "sigma": rating.sigma,
+                "games": rating.games,
+                "wins": rating.wins,
+                "rank": rank_in(pool=rating.pool, ordinal=rating.ordinal),
+                "provisional": rating.games < skill.PROVISIONAL_GAMES,
+                "updated_at": _time(rating.updated_at),
+                "history": [
+                    {
+                        "game_id": c.game_id,
+                        "at": _time(c.created_at),
+                        "rating": c.ordinal_after,
+                        "mu": c.mu_after,
+                        "sigma": c.sigma_after,
+                    }
+                    for c in reversed(counted)
+                ],
+                "recent_matches": [_change_entry(c) for c in changes[:RECENT_MATCHES]],
+            }
+        )
+    return {"username": user.username, "is_bot": user.is_bot, "pools": pools}
+
+
+def player_ratings(*, user: User) -> dict[str, Any]:
+    """A player's ratings in each pool they played: rating, rank, provisional,
+    the recent history (oldest first) and recent rated matches (newest first)."""
+    return cache.cached(("player", user.pk), list(RatingPool), lambda: _player_ratings(user))

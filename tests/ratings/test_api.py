@@ -1,0 +1,183 @@
+"""GET /api/v1/leaderboard/ and GET /api/v1/players/{username}/ratings/: shapes (checked
+against openapi.yaml), filters, paging, ranks, refusals, and the cache."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.utils import timezone
+
+from ratings import services, skill
+from ratings.models import Rating, RatingPool
+from tests.api.games_helpers import ok, play_to_end, refused
+from tests.ratings.helpers import rematch
+
+BOARD = "/api/v1/leaderboard/"
+
+
+def ratings_url(username):
+    return f"/api/v1/players/{username}/ratings/"
+
+
+@pytest.fixture
+def seeded(make_player):
+    """Six rated accounts in pool 3-4 (two of them bots; two humans tied), one in pool 2."""
+    rows = [
+        ("ann", False, 30.0, 2.0, 25),  # ordinal 24
+        ("bob", False, 28.0, 2.0, 3),  # 22 (tied with cyd)
+        ("cyd", False, 25.0, 1.0, 12),  # 22
+        ("dex", True, 26.0, 3.0, 40),  # 17
+        ("eve", False, 20.0, 2.0, 11),  # 14
+        ("fox", True, 25.0, 25 / 3, 0),  # 0
+    ]
+    users = {}
+    for name, is_bot, mu, sigma, games in rows:
+        users[name] = make_player(name, is_bot=is_bot)
+        Rating.objects.create(
+            user=users[name],
+            pool=RatingPool.SMALL,
+            mu=mu,
+            sigma=sigma,
+            ordinal=skill.ordinal(mu, sigma),
+            games=games,
+            wins=games // 3,
+            is_bot=is_bot,
+            updated_at=timezone.now(),
+        )
+    Rating.objects.create(
+        user=users["eve"],
+        pool=RatingPool.TWO,
+        mu=40,
+        sigma=1,
+        ordinal=37,
+        games=50,
+        is_bot=False,
+        updated_at=timezone.now(),
+    )
+    return users
+
+
+def names(body):
+    return [(e["rank"], e["username"]) for e in body["results"]]
+
+
+@pytest.mark.django_db
+def test_the_leaderboard_ranks_best_first_and_ties_share_a_rank(api_client, seeded):
+    body = ok(api_client.get(BOARD, {"pool": "3-4"}))
+    assert body["count"] == 6 and body["next"] is None
+    assert names(body) == [(1, "ann"), (2, "bob"), (2, "cyd"), (4, "dex"), (5, "eve"), (6, "fox")]
+    ann = body["results"][0]
+    assert ann == {
+        "rank": 1,
+        "username": "ann",
+        "is_bot": False,
+        "rating": 24.0,
+        "mu": 30.0,
+        "sigma": 2.0,
+        "games": 25,
+        "wins": 8,
+        "provisional": False,
+    }
+    assert [e["provisional"] for e in body["results"]] == [False, True, False, False, False, True]
+    assert names(ok(api_client.get(BOARD))) == names(body)  # 3-4 is the default pool
+
+
+@pytest.mark.django_db
+def test_the_leaderboard_filters_humans_and_bots(api_client, seeded):
+    assert names(ok(api_client.get(BOARD, {"pool": "3-4", "kind": "humans"}))) == [
+        (1, "ann"),
+        (2, "bob"),
+        (2, "cyd"),
+        (4, "eve"),
+    ]
+    assert names(ok(api_client.get(BOARD, {"pool": "3-4", "kind": "bots"}))) == [(1, "dex"), (2, "fox")]
+    assert names(ok(api_client.get(BOARD, {"pool": "2", "kind": "all"}))) == [(1, "eve")]
+    assert ok(api_client.get(BOARD, {"pool": "5-8"}))["count"] == 0
+
+
+@pytest.mark.django_db
+def test_the_leaderboard_pages_keep_ranks_across_pages(api_client, seeded):
+    first = ok(api_client.get(BOARD, {"pool": "3-4", "limit": 2}))
+    assert names(first) == [(1, "ann"), (2, "bob")] and first["count"] == 6 and first["previous"] is None
+    second = ok(api_client.get(first["next"]))
+    assert names(second) == [(2, "cyd"), (4, "dex")]  # cyd shares bob's rank on the page before
+    last = ok(api_client.get(BOARD, {"pool": "3-4", "limit": 2, "offset": 4}))
+    assert names(last) == [(5, "eve"), (6, "fox")] and last["next"] is None
+    assert ok(api_client.get(BOARD, {"pool": "3-4", "offset": 100}))["results"] == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "query", [{"pool": "4"}, {"pool": "9-14"}, {"kind": "robots"}, {"pool": "2", "kind": "people"}]
+)
+def test_an_unknown_pool_or_kind_is_a_validation_error(api_client, query):
+    body = refused(api_client.get(BOARD, query), 400, "validation_error")
+    assert set(body["errors"]) <= set(query) and body["errors"]
+
+
+@pytest.mark.django_db
+def test_a_players_ratings(api_client, make_table):
+    table = make_table(players=2, rated=True)
+    play_to_end(table, random.Random(11))
+    play_to_end(rematch(table), random.Random(12))
+    name = table.users[0].username
+    body = ok(api_client.get(ratings_url(name.upper())))  # usernames ignore case
+    assert body["username"] == name and body["is_bot"] is False
+    (pool,) = body["pools"]
+    rating = Rating.objects.get(user=table.users[0])
+    assert pool["pool"] == "2" and pool["games"] == 2 and pool["provisional"] is True
+    assert pool["rating"] == pytest.approx(rating.ordinal) and pool["mu"] == pytest.approx(rating.mu)
+    other = Rating.objects.get(user=table.users[1])
+    assert pool["rank"] == (1 if rating.ordinal >= other.ordinal else 2)
+    assert len(pool["history"]) == 2 and pool["history"][-1]["rating"] == pytest.approx(rating.ordinal)
+    newest, oldest = pool["recent_matches"]
+    assert newest["game_id"] > oldest["game_id"] and newest["rating_before"] == pytest.approx(oldest["rating_after"])
+    assert newest["rating_after"] == pytest.approx(rating.ordinal) and newest["players"] == 2
+    assert not newest["voided"]
+
+
+@pytest.mark.django_db
+def test_a_player_without_ratings_has_no_pools_and_an_unknown_player_is_not_found(api_client, make_player):
+    make_player("newcomer")
+    assert ok(api_client.get(ratings_url("newcomer"))) == {"username": "newcomer", "is_bot": False, "pools": []}
+    refused(api_client.get(ratings_url("nobody")), 404, "not_found")
+
+
+@pytest.mark.django_db
+def test_pages_are_cached_until_a_rating_update_of_their_pool(
+    api_client, make_table, seeded, django_capture_on_commit_callbacks
+):
+    before = ok(api_client.get(BOARD, {"pool": "3-4"}))
+    # A change behind the services' back is not seen: the page comes from the cache.
+    Rating.objects.filter(user=seeded["fox"], pool=RatingPool.SMALL).update(ordinal=99.0)
+    assert ok(api_client.get(BOARD, {"pool": "3-4"})) == before
+    assert ok(api_client.get(ratings_url("fox")))["pools"][0]["rank"] == 1  # not cached yet: read now
+    # A rated match in another pool leaves this pool's pages as they are ...
+    table = make_table(players=2, rated=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        play_to_end(table, random.Random(21))
+    assert ok(api_client.get(BOARD, {"pool": "3-4"})) == before
+    assert ok(api_client.get(BOARD, {"pool": "2"}))["count"] == 3  # eve and the two new players
+    # ... and one in this pool makes them stale.
+    four = make_table(players=4, rated=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        play_to_end(four, random.Random(22))
+    after = ok(api_client.get(BOARD, {"pool": "3-4"}))
+    assert after["count"] == 10 and after["results"][0]["username"] == "fox"
+
+
+@pytest.mark.django_db
+def test_a_void_makes_the_pages_stale_too(api_client, make_table, people, django_capture_on_commit_callbacks):
+    table = make_table(players=2, rated=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        play_to_end(table, random.Random(31))
+    before = ok(api_client.get(BOARD, {"pool": "2"}))
+    assert sorted(e["games"] for e in before["results"]) == [1, 1]
+    moderator, _ = people.staff()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.match_void(game_id=table.game_id, by=moderator, reason="test").voided == 2
+    after = ok(api_client.get(BOARD, {"pool": "2"}))
+    assert [(e["games"], e["rating"]) for e in after["results"]] == [(0, pytest.approx(0.0, abs=1e-9))] * 2
+    pools = ok(api_client.get(ratings_url(table.users[0].username)))["pools"]
+    assert pools[0]["recent_matches"][0]["voided"] is True and pools[0]["history"] == []
