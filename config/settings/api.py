@@ -96,6 +96,10 @@ SPECTACULAR_SETTINGS = {
         "SpinnerArms": "games.serializers.SPINNER_ARM_CHOICES",
         "StrategyName": "games.serializers.strategy_choices",
         "HealthStatus": "ops.serializers.HEALTH_STATUSES",
+        "SeekStatus": "matchmaking.models.SeekStatus",
+        "SeekEndReason": "matchmaking.models.SeekEndReason",
+        "SeekOnTimeout": "matchmaking.models.OnTimeout",
+        "SeekPreset": "matchmaking.presets.PRESET_CHOICES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -70,6 +70,12 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 SWEEP_INTERVAL_SECONDS = env.float("SWEEP_INTERVAL_SECONDS", default=2.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-games": {"task": "ops.sweep", "schedule": SWEEP_INTERVAL_SECONDS, "options": {"expires": 30}},
+    # Quick play: match waiting seeks, fill or expire those whose wait ran out (matchmaking.tasks).
+    "match-seeks": {
+        "task": "matchmaking.match",
+        "schedule": env.float("MATCHMAKING_INTERVAL_SECONDS", default=2.0),
+        "options": {"expires": 10},
+    },
 }
 # Workers record a heartbeat this often (ops.worker); ops.health judges them by it.
 WORKER_HEARTBEAT_SECONDS = env.float("WORKER_HEARTBEAT_SECONDS", default=5.0)

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 #: The apps checked (the server's own code: not tests, tools or examples).
-APPS = ("games", "bots", "players", "core", "ops", "moderation", "config", "tools", "web")
+APPS = ("games", "bots", "players", "core", "ops", "moderation", "matchmaking", "config", "tools", "web")
 
 #: Top-level names of this project's modules; a relative import is first-party too.
 FIRST_PARTY = frozenset({*APPS, "tests", "tools"})
@@ -32,6 +32,9 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("core/apps.py", "CoreConfig.ready", "core.schema"): "registers OpenAPI extensions once apps are ready",
     ("players/apps.py", "PlayersConfig.ready", "players.schema"): "registers the token security scheme on ready",
     ("games/apps.py", "GamesConfig.ready", "games.errors"): "registers the games' and engine's error codes on ready",
+    ("matchmaking/apps.py", "MatchmakingConfig.ready", "games.account_feeds"): "registers the seeks' feed on ready",
+    ("matchmaking/apps.py", "MatchmakingConfig.ready", "matchmaking.errors"): "registers the seeks' error codes",
+    ("matchmaking/apps.py", "MatchmakingConfig.ready", "matchmaking.feeds"): "the feed reads models: apps ready",
     # config/celery.py imports ops.worker when Django starts (config/__init__.py
     # loads the Celery app), before the app registry is ready: no models then.
     ("ops/worker.py", "Recovery.start", "games.dispatch"): "loaded with the Celery app, before apps are ready",
