@@ -19,17 +19,17 @@ register_enum(
     {
         SeekCode.SEEK_EXISTS: (
             409,
-            "You already have a waiting seek (`seek` is its id): cancel it first (DELETE /seeks/{id}/).",
+            "You already have a waiting seek (`seek_id`): cancel it first (DELETE /seeks/{id}/).",
             "Seek exists",
         ),
         SeekCode.SEATED_ELSEWHERE: (
             409,
-            "You hold a seat at a table that is open or running (`game` is its id): finish or leave it first.",
+            "You hold a seat at a table that is open or running (`game_id`): finish or leave it first.",
             "Seated elsewhere",
         ),
         SeekCode.SEEK_CLOSED: (
             409,
-            "The seek is no longer waiting: it was matched, expired or cancelled (`status` says which).",
+            "The seek is no longer waiting: it was matched, expired or cancelled (`seek_status` says which).",
             "Seek closed",
         ),
     },

@@ -83,7 +83,7 @@ def seek_create(
         raise SeekError(
             SeekCode.SEATED_ELSEWHERE,
             f"You hold a seat at game {game_id}, which is open or running: finish or leave it first.",
-            game=game_id,
+            game_id=game_id,
         )
     now = timezone.now()
     seek = Seek(
@@ -108,7 +108,7 @@ def seek_create(
     except IntegrityError:  # the partial unique constraint: one waiting seek per account
         waiting = Seek.objects.filter(user=user, status=SeekStatus.WAITING).values_list("pk", flat=True).first()
         raise SeekError(
-            SeekCode.SEEK_EXISTS, f"You already have a waiting seek ({waiting}): cancel it first.", seek=waiting
+            SeekCode.SEEK_EXISTS, f"You already have a waiting seek ({waiting}): cancel it first.", seek_id=waiting
         ) from None
     return seek
 
@@ -155,7 +155,7 @@ def seek_cancel(*, seek_id: int, by: User, as_moderator: bool = False) -> Seek:
             raise SeekError(
                 SeekCode.SEEK_CLOSED,
                 f"Seek {seek_id} is {seek.status}: only a waiting seek can be cancelled.",
-                status=seek.status,
+                seek_status=seek.status,
             )
         _close([seek], SeekStatus.CANCELLED, SeekEndReason.BY_MODERATOR if as_moderator else SeekEndReason.BY_PLAYER)
     return seek
