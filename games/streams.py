@@ -256,7 +256,9 @@ class _AccountReader:
                 messages.append(sse(data, event="game_over", event_id=event_id))
                 self.known.pop(row["game"], None)
                 continue
-            if before is not None and before["status"] == GameStatus.OPEN and row["status"] == GameStatus.RUNNING:
+            # Started since the last read - or new and already running (a table quick play
+            # opened, filled and started at once): either way the account hears of it.
+            if row["status"] == GameStatus.RUNNING and (before is None or before["status"] == GameStatus.OPEN):
                 messages.append(sse(data, event="game_started", event_id=event_id))
             if row["your_turn"]:
                 messages.append(sse(data, event="your_turn", event_id=event_id))

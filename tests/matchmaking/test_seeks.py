@@ -285,3 +285,30 @@ def test_moderators_see_and_cancel_seeks_in_the_admin(people: People):
     seek.refresh_from_db()
     assert (seek.status, seek.reason) == ("cancelled", "by_moderator")
     assert mod.get(f"{changelist}{seek.pk}/change/").status_code == 200
+
+
+def test_a_matcher_that_dies_mid_way_leaves_the_seeks_waiting_and_no_table(people: People, monkeypatch):
+    seeks = [seeker(people)[1] for _ in range(2)]
+    games_before = Game.objects.count()
+
+    def die(**kwargs: Any) -> None:
+        raise SystemExit("the worker was killed")  # after the table was opened and filled
+
+    monkeypatch.setattr(services.game_services, "game_start", die)
+    with pytest.raises(SystemExit):
+        services.seeks_match()
+    assert Game.objects.count() == games_before  # the half-made table went with the transaction
+    assert [Seek.objects.get(pk=s.pk).status for s in seeks] == ["waiting", "waiting"]
+    monkeypatch.undo()
+    assert len(services.seeks_match().games) == 1  # the next run matches them
+
+
+def test_a_table_the_games_layer_refuses_ends_its_seeks_instead_of_blocking_the_queue(people: People, monkeypatch):
+    _, broken = seeker(people, players=3)
+    _, other = seeker(people, players=2)
+    _, partner = seeker(people, players=2)
+    Seek.objects.filter(pk=broken.pk).update(bot_level="retired-strategy", expires_at=timezone.now())
+    report = services.seeks_match()
+    broken.refresh_from_db()
+    assert (broken.status, broken.reason, report.failed) == ("cancelled", "failed", 1)
+    assert report.matched == 2  # the others are matched all the same
