@@ -303,10 +303,10 @@ def test_a_matcher_that_dies_mid_way_leaves_the_seeks_waiting_and_no_table(peopl
     assert len(services.seeks_match().games) == 1  # the next run matches them
 
 
-def test_a_table_the_games_layer_refuses_ends_its_seeks_instead_of_blocking_the_queue(people: People, monkeypatch):
+def test_a_table_the_games_layer_refuses_ends_its_seeks_instead_of_blocking_the_queue(people: People):
     _, broken = seeker(people, players=3)
-    _, other = seeker(people, players=2)
-    _, partner = seeker(people, players=2)
+    for _ in range(2):
+        seeker(people, players=2)
     Seek.objects.filter(pk=broken.pk).update(bot_level="retired-strategy", expires_at=timezone.now())
     report = services.seeks_match()
     broken.refresh_from_db()
