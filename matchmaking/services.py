@@ -189,16 +189,44 @@ class MatchReport:
     failed: int = 0
 
 
-def seeks_match(*, now: datetime | None = None, window: RatingWindow | None = None, limit: int = 1000) -> MatchReport:
-    """Decide until nothing is left to decide (at most ``limit`` decisions): each
-    decision - a table of seekers, a table with bots for a seek whose wait ran out,
-    an expiry - is its own transaction, committed before the next one."""
+def seeks_match(*, now: datetime | None = None, window: RatingWindow | None = None, limit: int = 100) -> MatchReport:
+    """Decide until nothing is left to decide (at most ``limit`` passes). A pass reads
+    the waiting seeks once and plans from them; each decision - a table of seekers,
+    a table with bots for a seek whose wait ran out, an expiry - is then its own
+    transaction with the matcher's lock and the decided seeks locked and read again:
+    when they changed meanwhile (cancelled, matched by another matcher, their player
+    seated elsewhere), the pass ends and the next one reads again."""
     report = MatchReport()
     window = window or rating_window()
     for _ in range(limit):
-        if not _decide(report, window, now):
+        if not _pass(report, window, now):
             break
     return report
+
+
+def _pass(report: MatchReport, window: RatingWindow, fixed_now: datetime | None) -> bool:
+    """One plan, carried out; True if it decided anything (another pass may then)."""
+    waiting = list(Seek.objects.select_related("user").filter(status=SeekStatus.WAITING).order_by("created_at", "id"))
+    if not waiting:
+        return False
+    if _drop_unavailable(waiting, report):
+        return True
+    now = fixed_now or timezone.now()
+    candidates = [_candidate(s) for s in waiting]
+    decided = False
+    while (group := next_group(candidates, window, now)) is not None:
+        if not _decide([c.id for c in group], bots=0, report=report):
+            return True
+        decided = True
+        taken = {c.id for c in group}
+        candidates = [c for c in candidates if c.id not in taken]
+    while (timeout := next_timeout(candidates, window, now)) is not None:
+        ids = [timeout.seek.id, *(c.id for c in timeout.companions)]
+        if not _decide(ids, bots=timeout.bots, report=report, expire=timeout.bots == 0 and not timeout.companions):
+            return True
+        decided = True
+        candidates = [c for c in candidates if c.id not in ids]
+    return decided
 
 
 def _lock_matcher() -> None:
@@ -212,37 +240,26 @@ def _lock_matcher() -> None:
         MatcherLock.objects.select_for_update().filter(pk=1).exists()
 
 
-def _decide(report: MatchReport, window: RatingWindow, fixed_now: datetime | None) -> bool:
-    """One decision; False when there was nothing to decide."""
+def _decide(ids: list[int], *, bots: int, report: MatchReport, expire: bool = False) -> bool:
+    """Carry out one decision about the seeks ``ids`` (the first one's settings):
+    expire it, or open their table with ``bots`` server bots. False, with nothing
+    done, if they are no longer all waiting or a player is no longer available."""
     with transaction.atomic():
         _lock_matcher()
-        waiting = list(
+        seeks = list(
             Seek.objects.select_for_update(of=("self",))
             .select_related("user")
-            .filter(status=SeekStatus.WAITING)
+            .filter(pk__in=ids, status=SeekStatus.WAITING)
             .order_by("created_at", "id")
         )
-        if not waiting:
+        if len(seeks) != len(ids) or _drop_unavailable(seeks, report):
             return False
-        if _drop_unavailable(waiting, report):
-            return True
-        now = fixed_now or timezone.now()
-        by_id = {s.pk: s for s in waiting}
-        candidates = [_candidate(s) for s in waiting]
-        group = next_group(candidates, window, now)
-        if group is not None:
-            seeks = [by_id[c.id] for c in group]
-            _open_table(seeks, bots=0, report=report)
-            return True
-        timeout = next_timeout(candidates, window, now)
-        if timeout is None:
-            return False
-        seek = by_id[timeout.seek.id]
-        if timeout.bots == 0 and not timeout.companions:
-            _close([seek], SeekStatus.EXPIRED, SeekEndReason.TIMEOUT)
+        if expire:
+            _close(seeks, SeekStatus.EXPIRED, SeekEndReason.TIMEOUT)
             report.expired += 1
         else:
-            _open_table([seek, *(by_id[c.id] for c in timeout.companions)], bots=timeout.bots, report=report)
+            by_id = {s.pk: s for s in seeks}
+            _open_table([by_id[i] for i in ids], bots=bots, report=report)
         return True
 
 
@@ -273,12 +290,17 @@ def _drop_unavailable(waiting: list[Seek], report: MatchReport) -> bool:
     )
     suspended = [s for s in waiting if not s.user.is_active]
     elsewhere = [s for s in waiting if s.user.is_active and s.user_id in seated]
-    if suspended:
-        _close(suspended, SeekStatus.CANCELLED, SeekEndReason.SUSPENDED)
-    if elsewhere:
-        _close(elsewhere, SeekStatus.CANCELLED, SeekEndReason.SEATED_ELSEWHERE)
-    report.cancelled += len(suspended) + len(elsewhere)
-    return bool(suspended or elsewhere)
+    if not (suspended or elsewhere):
+        return False
+    with transaction.atomic():
+        for gone, reason in ((suspended, SeekEndReason.SUSPENDED), (elsewhere, SeekEndReason.SEATED_ELSEWHERE)):
+            locked = list(
+                Seek.objects.select_for_update().filter(pk__in=[s.pk for s in gone], status=SeekStatus.WAITING)
+            )
+            if locked:
+                _close(locked, SeekStatus.CANCELLED, reason)
+            report.cancelled += len(locked)
+    return True
 
 
 def _open_table(seeks: list[Seek], *, bots: int, report: MatchReport) -> None:
