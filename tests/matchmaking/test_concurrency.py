@@ -5,6 +5,7 @@ game of the size it asked for. And one account's two seeks at once: one is refus
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections import Counter
@@ -94,7 +95,9 @@ def test_32_concurrent_seeks_place_each_account_exactly_once(people: People):
 def test_one_accounts_two_seeks_at_once_one_is_refused(people: People):
     accounts = [people.player() for _ in range(8)]
     body = {"players": 3, "preset": "double-9"}
-    jobs = [(lambda c=client: c.post("/api/v1/seeks/", body, format="json")) for _, client in accounts for _ in (1, 2)]
+    jobs: list[Callable[[], Any]] = [
+        functools.partial(client.post, "/api/v1/seeks/", body, format="json") for _, client in accounts for _ in (1, 2)
+    ]
     responses = in_threads(jobs)
     codes = sorted(r.status_code for r in responses)
     assert codes == [201] * 8 + [409] * 8

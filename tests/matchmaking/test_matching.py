@@ -103,7 +103,7 @@ def test_every_member_of_a_rated_table_fits_every_other():
         seek(4, players=3, rated=True, rating=9.0, at=0),
     ]
     group = next_group(seeks, WINDOW, at(1))  # widths 3.5: 1-2 3, 1-3 3, 2-3 6, 2-4 2, 1-4 1
-    assert ids(group) == [1, 2, 4]
+    assert group is not None and ids(group) == [1, 2, 4]
     ratings = [c.rating for c in group]
     assert max(ratings) - min(ratings) <= WINDOW.width(1)
 

@@ -178,7 +178,7 @@ def test_a_seek_whose_wait_ran_out_gets_bots_at_its_level(people: People):
     game = Game.objects.get(pk=report.games[0])
     seats = list(game.seats.select_related("player").order_by("number"))
     assert seats[0].player == user and game.status == GameStatus.RUNNING and game.bot_strategy == "easy"
-    bots = [s.player for s in seats[1:]]
+    bots: list[Any] = [s.player for s in seats[1:]]
     assert [b.username for b in bots] == ["ladder-easy", "ladder-easy-2", "ladder-easy-3"]
     assert all(b.is_bot and not b.has_usable_password() for b in bots)
     assert all(s.bot_strategy == "easy" for s in seats[1:])
@@ -187,7 +187,8 @@ def test_a_seek_whose_wait_ran_out_gets_bots_at_its_level(people: People):
     # the same bot accounts play the next such table (one seat each per table)
     _, _other = seeker(people, players=2, wait_seconds=5, bot_level="easy")
     game2 = Game.objects.get(pk=services.seeks_match(now=later(6)).games[0])
-    assert [s.player.username for s in game2.seats.select_related("player").order_by("number")][1] == "ladder-easy"
+    seats2: list[Any] = list(game2.seats.select_related("player").order_by("number"))
+    assert seats2[1].player.username == "ladder-easy"
 
 
 def test_waiting_seekers_that_chose_bots_share_the_table(people: People):
@@ -196,7 +197,7 @@ def test_waiting_seekers_that_chose_bots_share_the_table(people: People):
     _, shy = seeker(people, players=4, wait_seconds=60, on_timeout="expire")  # would rather wait for people
     report = services.seeks_match(now=later(6))
     game = Game.objects.get(pk=report.games[0])
-    players = [s.player for s in game.seats.select_related("player").order_by("number")]
+    players: list[Any] = [s.player for s in game.seats.select_related("player").order_by("number")]
     assert players[:2] == [a, b] and all(p.is_bot for p in players[2:])
     shy.refresh_from_db()
     assert shy.status == "waiting"
