@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 import yaml
 
+from games import account_feeds
 from games.engine import Match, Ruleset
 from tests.integration.generated_client import (
     GeneratedClient,
@@ -134,7 +135,7 @@ def test_the_streams_frames_name_their_schemas(contract: dict[str, Any]) -> None
         "your_turn": "AccountGame",
         "game_started": "AccountGame",
         "game_over": "AccountGame",
-    }
+    } | {event: feed.component for feed in account_feeds.feeds() for event in feed.events}  # the apps' feeds
 
 
 # -- a match played through it ---------------------------------------------------------
