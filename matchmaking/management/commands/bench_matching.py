@@ -2,7 +2,8 @@
 matches a burst of seeks.
 
 Creates ``--seekers`` throw-away accounts, then posts one seek each from
-``--threads`` threads released together by a barrier, through the same service
+``--threads`` threads released together by a barrier (all at once, or paced at
+``--rate`` seeks per second), through the same service
 the API calls (``matchmaking.services.seek_create``: validation, the seat check,
 the insert, the task sent on commit - not the HTTP layer). Every seek asks for the
 same table (``--players``, ``--preset``, casual, no clock, a long wait), so all of
@@ -14,8 +15,9 @@ that takes the ``matchmaking.match`` tasks each seek sends on commit - exactly a
 in production; or, with ``--inline``, in ``--concurrency`` threads of this process
 that call ``services.seeks_match()`` in a loop, as the task does.
 
-Prints the seek-to-matched time (``matched_at - created_at``, both written by the
-database's clock of this machine) at p50/p99, and tables and seeks matched per
+Prints the seek-to-matched time (``matched_at - created_at``, both written by
+this machine's clock) at p50/p99 - with the wait for partners - and, per table,
+the time from its last seek to the match (the matcher's own delay), and tables and seeks matched per
 second from the first seek to the last match. Deletes its accounts, seeks and
 games afterwards (``--keep`` keeps them).
 """
@@ -61,6 +63,9 @@ class Command(BaseCommand):
         parser.add_argument("--seekers", type=int, default=200, help="Accounts seeking at once (default 200).")
         parser.add_argument("--preset", default="double-9", choices=list(PRESETS))
         parser.add_argument("--threads", type=int, default=16, help="Threads posting seeks (default 16).")
+        parser.add_argument(
+            "--rate", type=float, default=0.0, help="Seeks per second, paced (default 0: all at once, a burst)."
+        )
         parser.add_argument("--concurrency", type=int, default=1, help="Worker processes or inline matcher threads.")
         parser.add_argument("--inline", action="store_true", help="Run the matcher in this process, no worker.")
         parser.add_argument("--timeout", type=float, default=120.0, help="Give up after this many seconds.")
@@ -89,7 +94,7 @@ class Command(BaseCommand):
             started = time.monotonic()
             for thread in matchers:
                 thread.start()
-            self._post(accounts, players, options["preset"], options["threads"])
+            self._post(accounts, players, options["preset"], options["threads"], options["rate"])
             posted = time.monotonic() - started
             self._wait_matched(accounts, options["timeout"])
             rows = list(
@@ -105,7 +110,10 @@ class Command(BaseCommand):
                 redis.Redis.from_url(settings.REDIS_URL).delete(queue)  # the deadlines' tasks left on its queue
             if not options["keep"]:
                 self._clean(accounts)
-        self._report(rows, players, count, posted, "inline threads" if options["inline"] else "a Celery worker")
+        how = "inline threads" if options["inline"] else "a Celery worker"
+        self._report(
+            rows, players, count, posted, how + (f", {options['rate']:g} seeks/s" if options["rate"] else ", a burst")
+        )
 
     def _accounts(self, tag: str, count: int) -> list[User]:
         users = []
@@ -116,22 +124,27 @@ class Command(BaseCommand):
         User.objects.bulk_create(users)
         return list(User.objects.filter(username__startswith=f"bench-mm-{tag}-").order_by("pk"))
 
-    def _post(self, accounts: list[User], players: int, preset: str, threads: int) -> None:
-        """Every account seeks, from ``threads`` threads released together."""
+    def _post(self, accounts: list[User], players: int, preset: str, threads: int, rate: float) -> None:
+        """Every account seeks, from ``threads`` threads released together: at once, or
+        the n-th seek at n / ``rate`` seconds (pacing the load, not synchronising)."""
         barrier = threading.Barrier(threads)
         errors: list[BaseException] = []
+        start = time.monotonic() + 0.5
 
-        def post(share: list[User]) -> None:
+        def post(share: list[tuple[int, User]]) -> None:
             try:
                 barrier.wait(30)
-                for user in share:
+                for number, user in share:
+                    if rate:
+                        time.sleep(max(0.0, start + number / rate - time.monotonic()))
                     services.seek_create(user=user, players=players, preset=preset, wait_seconds=600)
             except BaseException as error:
                 errors.append(error)
             finally:
                 connection.close()
 
-        workers = [threading.Thread(target=post, args=(accounts[i::threads],)) for i in range(threads)]
+        numbered = list(enumerate(accounts))
+        workers = [threading.Thread(target=post, args=(numbered[i::threads],)) for i in range(threads)]
         for thread in workers:
             thread.start()
         for thread in workers:
@@ -193,5 +206,16 @@ class Command(BaseCommand):
         out(f"seek_to_matched_mean_ms: {statistics.fmean(waits):.1f}")
         out(f"seek_to_matched_p50_ms: {_percentile(waits, 0.50):.1f}")
         out(f"seek_to_matched_p99_ms: {_percentile(waits, 0.99):.1f}")
+        # From the last seek of a table (when the table could first be made) to the match:
+        # the matcher's own delay, without the wait for partners.
+        last: dict[Any, Any] = {}
+        matched_at: dict[Any, Any] = {}
+        for created, at, game, status in rows:
+            if status == SeekStatus.MATCHED:
+                last[game] = max(last.get(game, created), created)
+                matched_at[game] = at
+        delays = [(matched_at[game] - created).total_seconds() * 1000 for game, created in last.items()]
+        out(f"table_complete_to_matched_p50_ms: {_percentile(delays, 0.50):.1f}")
+        out(f"table_complete_to_matched_p99_ms: {_percentile(delays, 0.99):.1f}")
         out(f"tables_per_second: {len(games) / span:.1f}")
         out(f"seeks_matched_per_second: {len(matched) / span:.1f}")
