@@ -313,3 +313,18 @@ def test_a_table_the_games_layer_refuses_ends_its_seeks_instead_of_blocking_the_
     broken.refresh_from_db()
     assert (broken.status, broken.reason, report.failed) == ("cancelled", "failed", 1)
     assert report.matched == 2  # the others are matched all the same
+
+
+def test_rated_seeks_use_the_ratings_hook_and_meet_once_the_window_is_wide_enough(people: People, monkeypatch):
+    ratings: dict[int, float] = {}
+    monkeypatch.setattr(hooks, "rating_of", lambda user, players: ratings[user.pk])
+    strong, _ = people.player()
+    weak, _ = people.player()
+    ratings.update({strong.pk: 30.0, weak.pk: 20.0})  # 10 apart
+    for user in (strong, weak):
+        services.seek_create(user=user, players=2, preset="double-6", rated=True, wait_seconds=600)
+    assert sorted(Seek.objects.values_list("rating", flat=True)) == [20.0, 30.0]
+    window = services.RatingWindow(base=3.0, per_second=0.5, most=50.0)  # 10 apart: met after 14 s
+    assert services.seeks_match(window=window, now=later(13)).games == []
+    report = services.seeks_match(window=window, now=later(15))
+    assert len(report.games) == 1 and Game.objects.get(pk=report.games[0]).rated
