@@ -70,12 +70,12 @@ class Seek(models.Model):
 
 
 class MatcherLock(models.Model):
-    """One row: the matcher locks it (``select_for_update``) for each decision, so
-    one matcher decides at a time, on PostgreSQL as on SQLite (where writes are
-    serialised anyway)."""
+    """One row: the matcher locks it (by writing it) for each decision, so one
+    matcher decides at a time, on PostgreSQL as on SQLite (where a write takes the
+    database's one write lock)."""
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1)
-    last_run_at = models.DateTimeField(null=True, blank=True)
+    last_run_at = models.DateTimeField(null=True, blank=True, help_text="When the matcher last decided something.")
 
     class Meta:
         default_permissions = ()

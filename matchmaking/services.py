@@ -230,14 +230,15 @@ def _pass(report: MatchReport, window: RatingWindow, fixed_now: datetime | None)
 
 
 def _lock_matcher() -> None:
-    """One matcher decides at a time: the lock row, held to the end of the transaction."""
-    if not MatcherLock.objects.select_for_update().filter(pk=1).exists():
+    """One matcher decides at a time: the lock row (made on first use), held to the
+    end of the transaction; it also says when the last decision was made."""
+    if not MatcherLock.objects.filter(pk=1).update(last_run_at=timezone.now()):  # an UPDATE locks the row
         try:
             with transaction.atomic():
                 MatcherLock.objects.create(pk=1)
-        except IntegrityError:
+        except IntegrityError:  # made by another matcher meanwhile
             pass
-        MatcherLock.objects.select_for_update().filter(pk=1).exists()
+        MatcherLock.objects.filter(pk=1).update(last_run_at=timezone.now())
 
 
 def _decide(ids: list[int], *, bots: int, report: MatchReport, expire: bool = False) -> bool:
