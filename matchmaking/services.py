@@ -13,6 +13,7 @@ run decides again from the database).
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -189,22 +190,31 @@ class MatchReport:
     failed: int = 0
 
 
-def seeks_match(*, now: datetime | None = None, window: RatingWindow | None = None, limit: int = 100) -> MatchReport:
+def seeks_match(
+    *,
+    now: datetime | None = None,
+    window: RatingWindow | None = None,
+    limit: int = 100,
+    budget_seconds: float | None = None,
+) -> MatchReport:
     """Decide until nothing is left to decide (at most ``limit`` passes). A pass reads
     the waiting seeks once and plans from them; each decision - a table of seekers,
     a table with bots for a seek whose wait ran out, an expiry - is then its own
     transaction with the matcher's lock and the decided seeks locked and read again:
     when they changed meanwhile (cancelled, matched by another matcher, their player
-    seated elsewhere), the pass ends and the next one reads again."""
+    seated elsewhere), the pass ends and the next one reads again. ``budget_seconds``:
+    start no decision after that long (the task stays within its time limit; the next
+    run goes on from the database)."""
     report = MatchReport()
     window = window or rating_window()
+    stop = None if budget_seconds is None else time.monotonic() + budget_seconds
     for _ in range(limit):
-        if not _pass(report, window, now):
+        if not _pass(report, window, now, stop):
             break
     return report
 
 
-def _pass(report: MatchReport, window: RatingWindow, fixed_now: datetime | None) -> bool:
+def _pass(report: MatchReport, window: RatingWindow, fixed_now: datetime | None, stop: float | None) -> bool:
     """One plan, carried out; True if it decided anything (another pass may then)."""
     waiting = list(Seek.objects.select_related("user").filter(status=SeekStatus.WAITING).order_by("created_at", "id"))
     if not waiting:
@@ -215,12 +225,16 @@ def _pass(report: MatchReport, window: RatingWindow, fixed_now: datetime | None)
     candidates = [_candidate(s) for s in waiting]
     decided = False
     while (group := next_group(candidates, window, now)) is not None:
+        if stop is not None and time.monotonic() > stop:
+            return False
         if not _decide([c.id for c in group], bots=0, report=report):
             return True
         decided = True
         taken = {c.id for c in group}
         candidates = [c for c in candidates if c.id not in taken]
     while (timeout := next_timeout(candidates, window, now)) is not None:
+        if stop is not None and time.monotonic() > stop:
+            return False
         ids = [timeout.seek.id, *(c.id for c in timeout.companions)]
         if not _decide(ids, bots=timeout.bots, report=report, expire=timeout.bots == 0 and not timeout.companions):
             return True

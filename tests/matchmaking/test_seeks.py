@@ -328,3 +328,10 @@ def test_rated_seeks_use_the_ratings_hook_and_meet_once_the_window_is_wide_enoug
     assert services.seeks_match(window=window, now=later(13)).games == []
     report = services.seeks_match(window=window, now=later(15))
     assert len(report.games) == 1 and Game.objects.get(pk=report.games[0]).rated
+
+
+def test_a_run_out_of_budget_leaves_the_rest_to_the_next_run(people: People):
+    for _ in range(4):
+        seeker(people)
+    assert services.seeks_match(budget_seconds=0).games == []  # no decision started
+    assert len(services.seeks_match().games) == 2
