@@ -32,6 +32,8 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 | STATIC_ROOT          | <repo>/staticfiles (collectstatic)    |
 | SERVE_STATIC         | true: WhiteNoise serves /static/      |
 | LOG_LEVEL            | INFO                                  |
+| MATCHMAKING_INTERVAL_SECONDS | 2 (beat runs quick play's matcher) |
+| MATCHMAKING_RATING_WINDOW_BASE / _PER_SECOND / _MOST | 3 / 0.1 / 25 |
 
 Read by the web server, not here: WEB_CONCURRENCY (4 processes), PORT (8000),
 WEB_KEEPALIVE (5 s) in ``config/gunicorn.conf.py``; WSGI_THREADS (2 per

@@ -68,14 +68,12 @@ CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="celery")
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # The sweep re-sends every lost timer and bot turn (ops.tasks.sweep).
 SWEEP_INTERVAL_SECONDS = env.float("SWEEP_INTERVAL_SECONDS", default=2.0)
+# Quick play's matcher also runs this often (besides the task each seek sends).
+MATCHMAKING_INTERVAL_SECONDS = env.float("MATCHMAKING_INTERVAL_SECONDS", default=2.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-games": {"task": "ops.sweep", "schedule": SWEEP_INTERVAL_SECONDS, "options": {"expires": 30}},
     # Quick play: match waiting seeks, fill or expire those whose wait ran out (matchmaking.tasks).
-    "match-seeks": {
-        "task": "matchmaking.match",
-        "schedule": env.float("MATCHMAKING_INTERVAL_SECONDS", default=2.0),
-        "options": {"expires": 10},
-    },
+    "match-seeks": {"task": "matchmaking.match", "schedule": MATCHMAKING_INTERVAL_SECONDS, "options": {"expires": 10}},
 }
 # Workers record a heartbeat this often (ops.worker); ops.health judges them by it.
 WORKER_HEARTBEAT_SECONDS = env.float("WORKER_HEARTBEAT_SECONDS", default=5.0)
