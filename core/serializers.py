@@ -38,6 +38,14 @@ class ProblemSerializer(serializers.Serializer):
     game = StaleGameField(
         required=False, help_text="With `stale_seq`: the game as you may see it now (the `Game` schema)."
     )
+    # Quick play's refusals (matchmaking.errors).
+    seek_id = serializers.IntegerField(required=False, help_text="With `seek_exists`: your waiting seek.")
+    seek_status = serializers.CharField(
+        required=False, help_text="With `seek_closed`: the seek's status (matched, expired or cancelled)."
+    )
+    game_id = serializers.IntegerField(
+        required=False, help_text="With `seated_elsewhere`: the open or running game where you hold a seat."
+    )
 
     class Meta:
         ref_name = "Problem"

@@ -105,6 +105,10 @@ SPECTACULAR_SETTINGS = {
         "InviteStatus": "challenges.models.InviteStatus",
         "ChallengeRole": "challenges.serializers.CHALLENGE_ROLES",
         "RatingPool": "ratings.models.RatingPool",
+        "SeekStatus": "matchmaking.models.SeekStatus",
+        "SeekEndReason": "matchmaking.models.SeekEndReason",
+        "SeekOnTimeout": "matchmaking.models.OnTimeout",
+        "SeekPreset": "matchmaking.presets.PRESET_CHOICES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

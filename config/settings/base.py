@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "ops",
     "challenges",
     "ratings",
+    "matchmaking",
     "web",  # the browser client (last: its catch-all pages come after every other URL)
 ]
 

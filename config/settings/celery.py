@@ -74,6 +74,8 @@ SANCTIONS_INTERVAL_SECONDS = env.float("SANCTIONS_INTERVAL_SECONDS", default=30.
 # reads also expire them as they come.
 CHALLENGE_EXPIRES_SECONDS = env.int("CHALLENGE_EXPIRES_SECONDS", default=600)  # a challenge's default time
 CHALLENGE_EXPIRY_INTERVAL_SECONDS = env.float("CHALLENGE_EXPIRY_INTERVAL_SECONDS", default=10.0)
+# Quick play's matcher also runs this often (besides the task each seek sends).
+MATCHMAKING_INTERVAL_SECONDS = env.float("MATCHMAKING_INTERVAL_SECONDS", default=2.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-games": {"task": "ops.sweep", "schedule": SWEEP_INTERVAL_SECONDS, "options": {"expires": 30}},
     "moderation-sanctions-expire": {
@@ -86,6 +88,8 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": CHALLENGE_EXPIRY_INTERVAL_SECONDS,
         "options": {"expires": 60},
     },
+    # Quick play: match waiting seeks, fill or expire those whose wait ran out (matchmaking.tasks).
+    "match-seeks": {"task": "matchmaking.match", "schedule": MATCHMAKING_INTERVAL_SECONDS, "options": {"expires": 10}},
 }
 # Workers record a heartbeat this often (ops.worker); ops.health judges them by it.
 WORKER_HEARTBEAT_SECONDS = env.float("WORKER_HEARTBEAT_SECONDS", default=5.0)

@@ -15,7 +15,20 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("games", "bots", "players", "core", "ops", "moderation", "ratings", "config", "tools", "web")
+APPS = (
+    "games",
+    "bots",
+    "players",
+    "core",
+    "ops",
+    "moderation",
+    "ratings",
+    "matchmaking",
+    "challenges",
+    "config",
+    "tools",
+    "web",
+)
 THE_ONE_PATH = Path("games/services/commit.py")
 
 MODELS = {"Game", "Seat", "Move", "Event"}

@@ -22,7 +22,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 #: The apps checked (the server's own code: not tests, tools or examples).
-APPS = ("games", "bots", "players", "core", "ops", "moderation", "challenges", "config", "tools", "web")
+APPS = (
+    "games",
+    "bots",
+    "players",
+    "core",
+    "ops",
+    "moderation",
+    "challenges",
+    "matchmaking",
+    "ratings",
+    "config",
+    "tools",
+    "web",
+)
 
 #: Top-level names of this project's modules; a relative import is first-party too.
 FIRST_PARTY = frozenset({*APPS, "tests", "tools"})
@@ -34,6 +47,9 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("games/apps.py", "GamesConfig.ready", "games.errors"): "registers the games' and engine's error codes on ready",
     ("challenges/apps.py", "ChallengesConfig.ready", "challenges.errors"): "registers the challenges' error codes",
     ("challenges/apps.py", "ChallengesConfig.ready", "challenges.feed"): "registers the account stream's feed",
+    ("matchmaking/apps.py", "MatchmakingConfig.ready", "games.account_feeds"): "registers the seeks' feed on ready",
+    ("matchmaking/apps.py", "MatchmakingConfig.ready", "matchmaking.errors"): "registers the seeks' error codes",
+    ("matchmaking/apps.py", "MatchmakingConfig.ready", "matchmaking.feeds"): "the feed reads models: apps ready",
     # config/celery.py imports ops.worker when Django starts (config/__init__.py
     # loads the Celery app), before the app registry is ready: no models then.
     ("ops/worker.py", "Recovery.start", "games.dispatch"): "loaded with the Celery app, before apps are ready",

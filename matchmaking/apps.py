@@ -1,0 +1,15 @@
+from django.apps import AppConfig
+
+
+class MatchmakingConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "matchmaking"
+    verbose_name = "quick play"
+
+    def ready(self) -> None:
+        # The error codes join the registry; the seeks join the account stream.
+        from games import account_feeds
+        from matchmaking import errors  # noqa: F401
+        from matchmaking.feeds import SEEK_FEED
+
+        account_feeds.register(SEEK_FEED)

@@ -1,0 +1,358 @@
+"""Every change to seeks: make one, cancel one, and the matcher's decisions.
+
+A seek is made and cancelled by its player (or cancelled by a moderator); the
+matcher (``seeks_match``, run by the Celery task ``matchmaking.match`` after each
+new seek, at each seek's deadline and every few seconds by beat) is the only one
+that matches or expires seeks. Each of its decisions is one transaction with the
+matcher's lock row and the waiting seeks locked: the table is opened, filled and
+started through ``games.services`` and the seeks marked matched together, or
+nothing happened (a worker killed mid-way leaves the seeks waiting, and the next
+run decides again from the database).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from celery import current_app
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from core.errors import ApiError, CoreCode
+from games import account_feeds
+from games import services as game_services
+from games.models import Game, GameStatus, Seat
+from games.strategies import STRATEGIES
+from matchmaking import hooks
+from matchmaking.errors import SeekCode, SeekError
+from matchmaking.matching import Candidate, RatingWindow, next_group, next_timeout
+from matchmaking.models import MatcherLock, OnTimeout, Seek, SeekEndReason, SeekStatus
+from matchmaking.presets import PRESETS
+from players.models import User
+
+log = logging.getLogger(__name__)
+
+#: The Celery task that runs the matcher (``matchmaking.tasks``), sent by name.
+MATCH_TASK = "matchmaking.match"
+#: The bounds of ``wait_seconds`` and its default.
+MIN_WAIT_SECONDS, MAX_WAIT_SECONDS, DEFAULT_WAIT_SECONDS = 1, 600, 60
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+
+
+def rating_window() -> RatingWindow:
+    """The rating window of the settings (``MATCHMAKING_RATING_WINDOW_*``)."""
+    return RatingWindow(
+        base=settings.MATCHMAKING_RATING_WINDOW_BASE,
+        per_second=settings.MATCHMAKING_RATING_WINDOW_PER_SECOND,
+        most=settings.MATCHMAKING_RATING_WINDOW_MOST,
+    )
+
+
+def seated_game(user_id: int) -> int | None:
+    """A table that is open or running where ``user_id`` holds a seat it has not
+    resigned (None: none)."""
+    return (
+        Seat.objects.filter(player_id=user_id, resigned=False, game__status__in=(GameStatus.OPEN, GameStatus.RUNNING))
+        .values_list("game_id", flat=True)
+        .first()
+    )
+
+
+def seek_create(
+    *,
+    user: User,
+    players: int,
+    preset: str,
+    rated: bool = False,
+    turn_time_limit: int | None = None,
+    wait_seconds: int = DEFAULT_WAIT_SECONDS,
+    on_timeout: str = OnTimeout.BOTS,
+    bot_level: str | None = None,
+) -> Seek:
+    """A new waiting seek; the matcher is asked to run once it is committed (and at
+    its deadline)."""
+    if not user.is_active:
+        raise SeekError(CoreCode.PERMISSION_DENIED, "A suspended account cannot seek a game.")
+    _validate(players=players, preset=preset, wait_seconds=wait_seconds, on_timeout=on_timeout, bot_level=bot_level)
+    game_id = seated_game(user.pk)
+    if game_id is not None:
+        raise SeekError(
+            SeekCode.SEATED_ELSEWHERE,
+            f"You hold a seat at game {game_id}, which is open or running: finish or leave it first.",
+            game_id=game_id,
+        )
+    now = timezone.now()
+    seek = Seek(
+        user=user,
+        players=players,
+        preset=preset,
+        rated=rated,
+        turn_time_limit=turn_time_limit,
+        wait_seconds=wait_seconds,
+        on_timeout=on_timeout,
+        bot_level=bot_level or hooks.level_for(user, players),
+        rating=hooks.rating_of(user, players) if rated else 0.0,
+        created_at=now,
+        updated_at=now,
+        expires_at=now + timedelta(seconds=wait_seconds),
+    )
+    try:
+        with transaction.atomic():
+            seek.save()
+            account_feeds.notify_accounts([user.pk])
+            transaction.on_commit(lambda: match_soon(wait_seconds))
+    except IntegrityError:  # the partial unique constraint: one waiting seek per account
+        waiting = Seek.objects.filter(user=user, status=SeekStatus.WAITING).values_list("pk", flat=True).first()
+        raise SeekError(
+            SeekCode.SEEK_EXISTS, f"You already have a waiting seek ({waiting}): cancel it first.", seek_id=waiting
+        ) from None
+    return seek
+
+
+def _validate(*, players: int, preset: str, wait_seconds: int, on_timeout: str, bot_level: str | None) -> None:
+    errors: dict[str, list[str]] = {}
+    known = PRESETS.get(preset)
+    if known is None:
+        errors["preset"] = [f"No preset {preset!r}; there are: {', '.join(PRESETS)}."]
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        errors["players"] = [f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}."]
+    elif known is not None and players > known.max_players:
+        errors["players"] = [f"The preset {preset} takes at most {known.max_players} players."]
+    if not MIN_WAIT_SECONDS <= wait_seconds <= MAX_WAIT_SECONDS:
+        errors["wait_seconds"] = [f"wait_seconds must be {MIN_WAIT_SECONDS} to {MAX_WAIT_SECONDS}."]
+    if on_timeout not in OnTimeout.values:
+        errors["on_timeout"] = [f"on_timeout must be one of {', '.join(OnTimeout.values)}."]
+    if bot_level is not None and bot_level not in STRATEGIES:
+        errors["bot_level"] = [f"No bot strategy {bot_level!r} (see GET /bots/)."]
+    if errors:
+        raise SeekError(CoreCode.VALIDATION_ERROR, "Some fields are invalid.", errors=errors)
+
+
+def match_soon(wait_seconds: float | None = None) -> None:
+    """Ask a worker to run the matcher now (and again after ``wait_seconds``, when a
+    seek's wait runs out). A lost message costs only time: beat runs the matcher
+    every few seconds anyway."""
+    try:
+        current_app.send_task(MATCH_TASK)
+        if wait_seconds is not None:
+            current_app.send_task(MATCH_TASK, countdown=wait_seconds + 0.05)
+    except Exception as error:
+        log.warning("could not send %s (%s): the periodic run will match", MATCH_TASK, error)
+
+
+def seek_cancel(*, seek_id: int, by: User, as_moderator: bool = False) -> Seek:
+    """Cancel a waiting seek: its player's own (others' are ``not_found``), or any
+    one for a moderator."""
+    with transaction.atomic():
+        seek = Seek.objects.select_for_update().filter(pk=seek_id).first()
+        if seek is None or (seek.user_id != by.pk and not as_moderator):
+            raise SeekError(CoreCode.NOT_FOUND, f"You have no seek {seek_id}.")
+        if seek.status != SeekStatus.WAITING:
+            raise SeekError(
+                SeekCode.SEEK_CLOSED,
+                f"Seek {seek_id} is {seek.status}: only a waiting seek can be cancelled.",
+                seek_status=seek.status,
+            )
+        _close([seek], SeekStatus.CANCELLED, SeekEndReason.BY_MODERATOR if as_moderator else SeekEndReason.BY_PLAYER)
+    return seek
+
+
+def _close(seeks: list[Seek], status: str, reason: str, *, game: Game | None = None) -> None:
+    """End ``seeks`` (locked by the caller) and wake their players' account streams."""
+    now = timezone.now()
+    values: dict[str, Any] = {"status": status, "reason": reason, "updated_at": now}
+    if game is not None:
+        values.update(game=game, matched_at=now)
+    Seek.objects.filter(pk__in=[s.pk for s in seeks]).update(**values)
+    for seek in seeks:
+        for name, value in values.items():
+            setattr(seek, name, value)
+    account_feeds.notify_accounts(s.user_id for s in seeks)
+
+
+# -- the matcher ------------------------------------------------------------------------
+
+
+@dataclass
+class MatchReport:
+    """What one run of the matcher did."""
+
+    games: list[int] = field(default_factory=list)
+    matched: int = 0  # seeks matched with other seeks
+    with_bots: int = 0  # seeks given a table with server bots
+    expired: int = 0
+    cancelled: int = 0  # the player took a seat elsewhere or was suspended
+    failed: int = 0
+
+
+def seeks_match(
+    *,
+    now: datetime | None = None,
+    window: RatingWindow | None = None,
+    limit: int = 100,
+    budget_seconds: float | None = None,
+) -> MatchReport:
+    """Decide until nothing is left to decide (at most ``limit`` passes). A pass reads
+    the waiting seeks once and plans from them; each decision - a table of seekers,
+    a table with bots for a seek whose wait ran out, an expiry - is then its own
+    transaction with the matcher's lock and the decided seeks locked and read again:
+    when they changed meanwhile (cancelled, matched by another matcher, their player
+    seated elsewhere), the pass ends and the next one reads again. ``budget_seconds``:
+    start no decision after that long (the task stays within its time limit; the next
+    run goes on from the database)."""
+    report = MatchReport()
+    window = window or rating_window()
+    stop = None if budget_seconds is None else time.monotonic() + budget_seconds
+    for _ in range(limit):
+        if not _pass(report, window, now, stop):
+            break
+    return report
+
+
+def _pass(report: MatchReport, window: RatingWindow, fixed_now: datetime | None, stop: float | None) -> bool:
+    """One plan, carried out; True if it decided anything (another pass may then)."""
+    waiting = list(Seek.objects.select_related("user").filter(status=SeekStatus.WAITING).order_by("created_at", "id"))
+    if not waiting:
+        return False
+    if _drop_unavailable(waiting, report):
+        return True
+    now = fixed_now or timezone.now()
+    candidates = [_candidate(s) for s in waiting]
+    decided = False
+    while (group := next_group(candidates, window, now)) is not None:
+        if stop is not None and time.monotonic() > stop:
+            return False
+        if not _decide([c.id for c in group], bots=0, report=report):
+            return True
+        decided = True
+        taken = {c.id for c in group}
+        candidates = [c for c in candidates if c.id not in taken]
+    while (timeout := next_timeout(candidates, window, now)) is not None:
+        if stop is not None and time.monotonic() > stop:
+            return False
+        ids = [timeout.seek.id, *(c.id for c in timeout.companions)]
+        if not _decide(ids, bots=timeout.bots, report=report, expire=timeout.bots == 0 and not timeout.companions):
+            return True
+        decided = True
+        candidates = [c for c in candidates if c.id not in ids]
+    return decided
+
+
+def _lock_matcher() -> None:
+    """One matcher decides at a time: the lock row (made on first use), held to the
+    end of the transaction; it also says when the last decision was made."""
+    if not MatcherLock.objects.filter(pk=1).update(last_run_at=timezone.now()):  # an UPDATE locks the row
+        try:
+            with transaction.atomic():
+                MatcherLock.objects.create(pk=1)
+        except IntegrityError:  # made by another matcher meanwhile
+            pass
+        MatcherLock.objects.filter(pk=1).update(last_run_at=timezone.now())
+
+
+def _decide(ids: list[int], *, bots: int, report: MatchReport, expire: bool = False) -> bool:
+    """Carry out one decision about the seeks ``ids`` (the first one's settings):
+    expire it, or open their table with ``bots`` server bots. False, with nothing
+    done, if they are no longer all waiting or a player is no longer available."""
+    with transaction.atomic():
+        _lock_matcher()
+        seeks = list(
+            Seek.objects.select_for_update(of=("self",))
+            .select_related("user")
+            .filter(pk__in=ids, status=SeekStatus.WAITING)
+            .order_by("created_at", "id")
+        )
+        if len(seeks) != len(ids) or _drop_unavailable(seeks, report):
+            return False
+        if expire:
+            _close(seeks, SeekStatus.EXPIRED, SeekEndReason.TIMEOUT)
+            report.expired += 1
+        else:
+            by_id = {s.pk: s for s in seeks}
+            _open_table([by_id[i] for i in ids], bots=bots, report=report)
+        return True
+
+
+def _candidate(seek: Seek) -> Candidate:
+    return Candidate(
+        id=seek.pk,
+        user_id=seek.user_id,
+        players=seek.players,
+        preset=seek.preset,
+        rated=seek.rated,
+        turn_time_limit=seek.turn_time_limit,
+        rating=seek.rating,
+        created_at=seek.created_at,
+        expires_at=seek.expires_at,
+        on_timeout=seek.on_timeout,
+    )
+
+
+def _drop_unavailable(waiting: list[Seek], report: MatchReport) -> bool:
+    """Cancel the seeks of players who have since been suspended or taken a seat at
+    another table (never put an account in two games); True if there were any."""
+    seated = set(
+        Seat.objects.filter(
+            player_id__in=[s.user_id for s in waiting],
+            resigned=False,
+            game__status__in=(GameStatus.OPEN, GameStatus.RUNNING),
+        ).values_list("player_id", flat=True)
+    )
+    suspended = [s for s in waiting if not s.user.is_active]
+    elsewhere = [s for s in waiting if s.user.is_active and s.user_id in seated]
+    if not (suspended or elsewhere):
+        return False
+    with transaction.atomic():
+        for gone, reason in ((suspended, SeekEndReason.SUSPENDED), (elsewhere, SeekEndReason.SEATED_ELSEWHERE)):
+            locked = list(
+                Seek.objects.select_for_update().filter(pk__in=[s.pk for s in gone], status=SeekStatus.WAITING)
+            )
+            if locked:
+                _close(locked, SeekStatus.CANCELLED, reason)
+            report.cancelled += len(locked)
+    return True
+
+
+def _open_table(seeks: list[Seek], *, bots: int, report: MatchReport) -> None:
+    """Open, fill and start the table of ``seeks`` (the first one's settings; the
+    oldest seeker creates it and sits first) with ``bots`` server bots at the first
+    seeker's level, and mark the seeks matched - or, if the games layer refuses,
+    mark them failed (in a savepoint: nothing of the table is kept)."""
+    first = seeks[0]
+    preset = PRESETS[first.preset]
+    try:
+        with transaction.atomic():
+            game = game_services.game_create(
+                creator=first.user,
+                ruleset=preset.ruleset_for(first.players),
+                turn_time_limit=first.turn_time_limit,
+                bot_strategy=first.bot_level,
+                rated=first.rated,
+                sit=True,
+            )
+            for seek in seeks[1:]:
+                game_services.game_join(game_id=game.pk, player=seek.user)
+            for number in range(1, bots + 1):
+                game_services.game_add_bot(
+                    game_id=game.pk,
+                    by=first.user,
+                    strategy=first.bot_level,
+                    account=hooks.level_account(first.bot_level, number),
+                )
+            game_services.game_start(game_id=game.pk, by=first.user)
+    except ApiError as error:
+        log.error("seeks %s: the table could not be set up (%s: %s)", [s.pk for s in seeks], error.code, error.detail)
+        _close(seeks, SeekStatus.CANCELLED, SeekEndReason.FAILED)
+        report.failed += len(seeks)
+        return
+    _close(seeks, SeekStatus.MATCHED, SeekEndReason.BOTS if bots else SeekEndReason.PLAYERS, game=game)
+    report.games.append(game.pk)
+    if bots:
+        report.with_bots += len(seeks)
+    else:
+        report.matched += len(seeks)
