@@ -10,6 +10,7 @@ urlpatterns = [
     path("api/v1/", include("games.urls")),
     path("api/v1/", include("bots.urls")),
     path("api/v1/", include("ops.urls")),
+    path("api/v1/", include("ladder.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path(

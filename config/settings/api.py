@@ -96,6 +96,7 @@ SPECTACULAR_SETTINGS = {
         "SpinnerArms": "games.serializers.SPINNER_ARM_CHOICES",
         "StrategyName": "games.serializers.strategy_choices",
         "HealthStatus": "ops.serializers.HEALTH_STATUSES",
+        "LadderTableSize": "ladder.serializers.TABLE_SIZE_CHOICES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

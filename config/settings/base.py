@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "tools",
     "moderation",
     "ops",
+    "ladder",
     "web",  # the browser client (last: its catch-all pages come after every other URL)
 ]
 

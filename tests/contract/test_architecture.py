@@ -15,7 +15,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("games", "bots", "players", "core", "ops", "moderation", "config", "tools", "web")
+APPS = ("games", "bots", "players", "core", "ops", "moderation", "ladder", "config", "tools", "web")
 THE_ONE_PATH = Path("games/services/commit.py")
 
 MODELS = {"Game", "Seat", "Move", "Event"}
