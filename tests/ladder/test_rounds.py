@@ -130,7 +130,7 @@ def test_a_round_opens_rated_started_games_of_the_levels(settings):
         assert game.ruleset["players"] == 2 and game.ruleset["set_max"] == 6
         for seat in game.seats.all():
             assert seat.player_id in levels and seat.bot_strategy == levels[seat.player_id]
-    assert sorted(p for table in seated(ladder_round) for p in table) == sorted(levels)
+    assert sorted(p or 0 for table in seated(ladder_round) for p in table) == sorted(levels)
 
 
 def test_rounds_keep_the_ladder_games_even_and_outside_bots_within_their_limits(make_player, settings):
