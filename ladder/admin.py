@@ -34,12 +34,12 @@ class LadderEntryAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # bots opt in themselves (PUT /api/v1/ladder/entry/); levels are the server's
 
-    @admin.action(description="Take off the ladder (no new games)")
+    @admin.action(description="Take off the ladder (no new games)", permissions=["change"])
     def take_off(self, request: HttpRequest, queryset: QuerySet[LadderEntry]) -> None:
         changed = queryset.update(active=False)
         self.message_user(request, f"{changed} taken off the ladder.", messages.SUCCESS)
 
-    @admin.action(description="Put back on the ladder")
+    @admin.action(description="Put back on the ladder", permissions=["change"])
     def put_back(self, request: HttpRequest, queryset: QuerySet[LadderEntry]) -> None:
         changed = queryset.update(active=True)
         self.message_user(request, f"{changed} put back on the ladder.", messages.SUCCESS)
