@@ -62,7 +62,7 @@ def participant_list() -> list[dict[str, Any]]:
             "active": True,
             "games": 0,
             "games_running": 0,
-            "table_sizes": list(TABLE_SIZES),
+            "table_sizes": sorted(TABLE_SIZES),
             "max_games": None,
             "joined_at": None,
         }

@@ -28,9 +28,9 @@ def call(client: APIClient, method: str, url: str, body: object = None, status: 
 def test_anyone_sees_the_levels_and_the_schedule_before_the_first_round(api_client, settings):
     settings.LADDER_INTERVAL_SECONDS = 600
     body = call(api_client, "get", LADDER)
-    assert [(p["username"], p["level"], p["games"], p["joined_at"]) for p in body["participants"]] == [
-        (f"ladder-{level}", level, 0, None) for level in sorted(STRATEGIES)
-    ]
+    assert [
+        (p["username"], p["level"], p["games"], p["joined_at"], p["table_sizes"]) for p in body["participants"]
+    ] == [(f"ladder-{level}", level, 0, None, [2, 4]) for level in sorted(STRATEGIES)]
     schedule = body["schedule"]
     assert schedule["interval_seconds"] == 600 and schedule["last_round"] is None
     assert schedule["next_round_at"] is not None  # due now: nothing played yet
