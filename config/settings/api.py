@@ -109,6 +109,7 @@ SPECTACULAR_SETTINGS = {
         "SeekEndReason": "matchmaking.models.SeekEndReason",
         "SeekOnTimeout": "matchmaking.models.OnTimeout",
         "SeekPreset": "matchmaking.presets.PRESET_CHOICES",
+        "LadderTableSize": "ladder.serializers.TABLE_SIZE_CHOICES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

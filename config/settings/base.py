@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "challenges",
     "ratings",
     "matchmaking",
+    "ladder",
     "web",  # the browser client (last: its catch-all pages come after every other URL)
 ]
 

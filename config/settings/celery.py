@@ -93,3 +93,23 @@ CELERY_BEAT_SCHEDULE = {
 }
 # Workers record a heartbeat this often (ops.worker); ops.health judges them by it.
 WORKER_HEARTBEAT_SECONDS = env.float("WORKER_HEARTBEAT_SECONDS", default=5.0)
+
+# The bot ladder (ladder.tasks.play_round): a round of rated matches among the
+# server's levels and the outside bots that opted in, every LADDER_INTERVAL_SECONDS
+# (0: no ladder). Beat asks every LADDER_CHECK_SECONDS (at most the interval) whether
+# the current slot's round is due; the round row's unique slot makes one round per
+# slot however often, and by however many beats, the task runs.
+LADDER_INTERVAL_SECONDS = env.float("LADDER_INTERVAL_SECONDS", default=600.0)
+LADDER_CHECK_SECONDS = env.float("LADDER_CHECK_SECONDS", default=15.0)
+# Seconds a turn of an outside bot may take (the turn clock of ladder games with one).
+LADDER_TURN_SECONDS = env.int("LADDER_TURN_SECONDS", default=30)
+# The ladder's ruleset (players aside, set by each round): JSON, e.g. {"set_max": 6}.
+LADDER_RULESET = env.json("LADDER_RULESET", default={})
+# The most tables one round opens.
+LADDER_MAX_TABLES = env.int("LADDER_MAX_TABLES", default=8)
+if LADDER_INTERVAL_SECONDS > 0:
+    CELERY_BEAT_SCHEDULE["ladder-round"] = {
+        "task": "ladder.play_round",
+        "schedule": min(LADDER_INTERVAL_SECONDS, LADDER_CHECK_SECONDS),
+        "options": {"expires": 60},
+    }

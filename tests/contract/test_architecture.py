@@ -25,6 +25,7 @@ APPS = (
     "ratings",
     "matchmaking",
     "challenges",
+    "ladder",
     "config",
     "tools",
     "web",
