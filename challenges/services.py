@@ -37,10 +37,14 @@ from games.engine import Ruleset
 from games.errors import GameCode, GameError, engine_refusals
 from games.models import GameStatus, Seat
 from games.strategies import STRATEGIES
+from ladder import selectors as ladder_selectors
 from players.models import User
 
 #: How many accounts one challenge may invite (a table seats at most 14).
 MAX_INVITEES = 13
+#: Games at once a ladder level account (a server bot) accepts by challenge: the
+#: server plays them all, so the limit is only against a flood.
+LEVEL_MAX_GAMES = 200
 
 
 def _concerned(challenge: Challenge, invites: Sequence[ChallengeInvite]) -> list[int]:
@@ -151,6 +155,7 @@ def _auto_answer(challenge: Challenge, invites: list[ChallengeInvite], now: date
     bots = sorted(invite.invitee_id for invite in invites if invite.invitee.is_bot)
     if not bots:
         return
+    _level_policies_ensure(bots)
     # Locked in account order: two challenges to one bot count its games one after the other.
     policies = {
         p.user_id: p for p in ChallengePolicy.objects.select_for_update().filter(user_id__in=bots).order_by("user_id")
@@ -169,6 +174,29 @@ def _auto_answer(challenge: Challenge, invites: list[ChallengeInvite], now: date
             return
     if all(invite.status == InviteStatus.ACCEPTED for invite in invites):
         _start(challenge, invites)
+
+
+def _level_policies_ensure(user_ids: Sequence[int]) -> None:
+    """The bot ladder's level accounts (``ladder-greedy`` ...) are server bots: challenged,
+    they accept (rated or casual, any table size) and the server plays their seat with
+    their level. Their policy is made the first time one is challenged."""
+    levels = ladder_selectors.levels_of(user_ids=user_ids)
+    missing = set(levels) - set(
+        ChallengePolicy.objects.filter(user_id__in=list(levels)).values_list("user_id", flat=True)
+    )
+    ChallengePolicy.objects.bulk_create(
+        [
+            ChallengePolicy(
+                user_id=user_id,
+                auto_accept=True,
+                max_players=14,
+                max_games=LEVEL_MAX_GAMES,
+                server_strategy=levels[user_id],
+            )
+            for user_id in sorted(missing)
+        ],
+        ignore_conflicts=True,  # made by a challenge at the same moment
+    )
 
 
 def busy_games(user_id: int) -> int:

@@ -109,3 +109,10 @@ def schedule(*, now: datetime | None = None) -> dict[str, Any]:
         if last is None
         else {"id": last.pk, "table_size": last.table_size, "games": last.game_count, "created_at": last.created_at},
     }
+
+
+def levels_of(*, user_ids: Iterable[int]) -> dict[int, str]:
+    """The server level each of these accounts plays for the ladder (only the level
+    accounts are in the answer)."""
+    entries = LadderEntry.objects.filter(user_id__in=list(user_ids)).exclude(level="")
+    return dict(entries.values_list("user_id", "level"))

@@ -12,6 +12,7 @@ same index answers alone. Ties share a rank (1, 2, 2, 4).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -21,7 +22,7 @@ from rest_framework.fields import DateTimeField
 
 from players.models import User
 from ratings import cache, skill
-from ratings.models import Rating, RatingChange, RatingPool
+from ratings.models import Rating, RatingChange, RatingPool, pool_for
 
 #: The rating pages show this many of a pool's recent changes.
 HISTORY_LENGTH = 20
@@ -166,3 +167,20 @@ def player_ratings(*, user: User) -> dict[str, Any]:
     """A player's ratings in each pool they played: rating, rank, provisional,
     the recent history (oldest first) and recent rated matches (newest first)."""
     return cache.cached(("player", user.pk), list(RatingPool), lambda: _player_ratings(user))
+
+
+def ordinals(*, user_ids: Iterable[int], players: int) -> dict[int, float]:
+    """The rating (ordinal) of each account that has one in the pool of a table of
+    ``players`` (an account without one is not in the answer: it stands at 0.0)."""
+    rows = Rating.objects.filter(user_id__in=list(user_ids), pool=pool_for(players))
+    return dict(rows.values_list("user_id", "ordinal"))
+
+
+def ordinals_by_pool(*, user_ids: Iterable[int]) -> dict[int, dict[str, tuple[float, int]]]:
+    """Each account's (ordinal, games) per pool it has a rating in."""
+    out: dict[int, dict[str, tuple[float, int]]] = {}
+    for user_id, pool, ordinal, games in Rating.objects.filter(user_id__in=list(user_ids)).values_list(
+        "user_id", "pool", "ordinal", "games"
+    ):
+        out.setdefault(user_id, {})[pool] = (ordinal, games)
+    return out

@@ -9,7 +9,8 @@ worker needed. The follow-up tasks the moves would send go to an in-memory broke
 race this command for the turns: harmless, but it muddles the timing).
 
 Prints, per level, its games, wins (a shared win counts), win rate and average
-placing (1 = first), overall and by table size; and how long it all took.
+placing (1 = first), overall and by table size; their ratings (the games are rated:
+``ratings`` rates them as they finish); and how long it all took.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from games import services as game_services
 from games.models import Game, GameStatus, Seat
 from ladder import services
 from ladder.models import TABLE_SIZES, LadderEntry
+from ratings import selectors as rating_selectors
 
 
 @dataclass
@@ -156,6 +158,18 @@ class Command(BaseCommand):
             for size in sizes:
                 line += f" |    {by_size[(level, size)].cells()}"
             self.stdout.write(line)
+        ratings = rating_selectors.ordinals_by_pool(user_ids=list(levels))
+        pools = sorted({pool for per_user in ratings.values() for pool in per_user})
+        if pools:
+            self.stdout.write("ratings now (openskill ordinal, mu - 3 sigma; games in the pool):")
+            for user_id, level in sorted(levels.items(), key=lambda item: item[1]):
+                cells = [
+                    f"{pool}: {ratings[user_id][pool][0]:6.2f} ({ratings[user_id][pool][1]})"
+                    if pool in ratings.get(user_id, {})
+                    else f"{pool}: {'-':>6}"
+                    for pool in pools
+                ]
+                self.stdout.write(f"{level:<8} " + "   ".join(cells))
         self.stdout.write(
             f"{len(game_ids)} games, {moves} bot moves in {elapsed:.1f} s "
             f"({moves / elapsed if elapsed else 0:.0f} moves/s); seed {seed}"
