@@ -446,7 +446,7 @@ MODERATORS_GROUP = "Moderators"
 #: What the group holds: looking at games, accounts, tokens, the audit trail,
 #: reports, warnings, sanctions and notes; acting through ``moderation.moderate``.
 #: Nothing else (no editing of accounts, so no passwords; no groups or permissions).
-#: Migration 0003 made the group with this same list.
+#: Migrations 0003 and 0005 made the group with this same list.
 MODERATOR_PERMISSIONS = (
     "games.view_game",
     "players.view_user",
@@ -457,6 +457,16 @@ MODERATOR_PERMISSIONS = (
     "moderation.view_playerwarning",
     "moderation.view_sanction",
     "moderation.view_moderatornote",
+    # What the apps built on games keep (migration 0005): ratings (the void), seeks,
+    # challenges (cancel), the ladder (take a bot off).
+    "ratings.view_rating",
+    "ratings.view_ratingchange",
+    "matchmaking.view_seek",
+    "challenges.view_challenge",
+    "challenges.change_challenge",
+    "ladder.view_ladderentry",
+    "ladder.change_ladderentry",
+    "ladder.view_ladderround",
 )
 
 

@@ -32,6 +32,14 @@ GROUP_PERMISSIONS = {
     "moderation.view_playerwarning",
     "moderation.view_sanction",
     "moderation.view_moderatornote",
+    "ratings.view_rating",
+    "ratings.view_ratingchange",
+    "matchmaking.view_seek",
+    "challenges.view_challenge",
+    "challenges.change_challenge",
+    "ladder.view_ladderentry",
+    "ladder.change_ladderentry",
+    "ladder.view_ladderround",
 }
 USERS = reverse("admin:players_user_changelist")
 
@@ -88,6 +96,12 @@ def test_a_member_does_every_moderator_job(member: User, member_client: Client, 
         "moderation_playerwarning",
         "moderation_sanction",
         "moderation_moderatornote",
+        "ratings_rating",
+        "ratings_ratingchange",
+        "matchmaking_seek",
+        "challenges_challenge",
+        "ladder_ladderentry",
+        "ladder_ladderround",
     ):
         assert client.get(reverse(f"admin:{name}_changelist")).status_code == 200, name
     # Games: reveal hands (audited), replay, hand a seat to a bot, abort (one and in bulk).
