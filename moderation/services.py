@@ -17,6 +17,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core.errors import ApiError, CoreCode
+from games import account_feeds
 from games import services as game_services
 from games.engine import Match, full_view
 from games.errors import GameCode, GameError
@@ -327,6 +328,7 @@ def moderation_player_warn(*, player: User, by: User, text: str, report: Report 
             player=player,
             details={"warning": warning.pk, **({"report": report.pk} if report else {})},
         )
+        account_feeds.notify_accounts([player.pk])  # the account stream's warnings (moderation.feeds)
     return warning
 
 
@@ -402,6 +404,7 @@ def warning_acknowledge(*, player: User, warning_id: int) -> PlayerWarning:
         if warning.acknowledged_at is None:
             warning.acknowledged_at = timezone.now()
             warning.save(update_fields=["acknowledged_at"])
+            account_feeds.notify_accounts([player.pk])
     return warning
 
 

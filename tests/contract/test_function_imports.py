@@ -48,6 +48,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("challenges/apps.py", "ChallengesConfig.ready", "challenges.errors"): "registers the challenges' error codes",
     ("challenges/apps.py", "ChallengesConfig.ready", "challenges.feed"): "registers the account stream's feed",
     ("matchmaking/apps.py", "MatchmakingConfig.ready", "games.account_feeds"): "registers the seeks' feed on ready",
+    ("ratings/apps.py", "RatingsConfig.ready", "ratings.errors"): "registers the ratings' error codes",
+    ("ratings/apps.py", "RatingsConfig.ready", "ratings.receivers"): "connects to games.signals.match_finished",
+    ("moderation/apps.py", "ModerationConfig.ready", "games.account_feeds"): "registers the warnings' feed on ready",
+    ("moderation/apps.py", "ModerationConfig.ready", "moderation.feeds"): "the feed reads models: apps ready",
     ("matchmaking/apps.py", "MatchmakingConfig.ready", "matchmaking.errors"): "registers the seeks' error codes",
     ("matchmaking/apps.py", "MatchmakingConfig.ready", "matchmaking.feeds"): "the feed reads models: apps ready",
     # config/celery.py imports ops.worker when Django starts (config/__init__.py

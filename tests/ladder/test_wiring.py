@@ -57,7 +57,8 @@ def test_a_seeks_bots_are_the_ladder_levels_rated_nearest_the_seeker(people):
     assert seats[0].player == user and game.status == GameStatus.RUNNING
     # the first bot of the level is the ladder's own account of that level, the next one a second account
     assert seats[1].player == levels[nearest] and seats[1].bot_strategy == nearest
-    assert seats[2].player.username == f"ladder-{nearest}-2" and seats[2].player.is_bot
+    second = seats[2].player
+    assert second is not None and second.username == f"ladder-{nearest}-2" and second.is_bot
     seek.refresh_from_db()
     assert seek.status == "matched"
 
@@ -70,6 +71,7 @@ def test_a_challenged_ladder_level_accepts_and_the_server_plays_its_seat(people)
     )
     challenge.refresh_from_db()
     assert challenge.status == "started"
+    assert challenge.game_id is not None
     game = Game.objects.get(pk=challenge.game_id)
     seat = game.seats.get(number=1)
     assert (seat.player_id, seat.bot_strategy) == (greedy.user_id, "greedy")
