@@ -15,6 +15,7 @@ urlpatterns = [
     path("api/v1/", include("ratings.urls")),
     path("api/v1/", include("matchmaking.urls")),
     path("api/v1/", include("ladder.urls")),
+    path("api/v1/", include("chat.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path(

@@ -20,7 +20,7 @@ from core.inputs import validated
 from core.renderers import JSONRenderer
 from core.schema import problem_responses
 from core.sse import EventStreamRenderer, last_event_id, stream_response
-from games import account_feeds, output, selectors, streams
+from games import account_feeds, game_feeds, output, selectors, streams
 from games.errors import GameError
 from games.serializers import AccountGameOutput, EventPageOutput, EventsQueryInput
 
@@ -50,6 +50,10 @@ in the snapshot; events never name a hidden tile). Each frame is one `GameStream
 * `snapshot` (no `id:`): first on every (re)connection, the game as you may see it (`Game`).
 * one frame per event of the game's log, in order and each once: `event:` is the event's type, `id:` its \
 seq, `data:` the `Event` (its `data` one of `EventData`).
+* the table chat of your channel (seated players: `players`; anyone else: `spectators`), from the moment \
+the stream opened (earlier messages: `GET /games/{game_id}/chat/`), **without `id:`** (they do not move \
+Last-Event-ID): `chat_message` (a new message) and `chat_message_removed` (a moderator removed one: show \
+its `text`), `data:` a `ChatMessage`.
 * `end` (`id:` the last seq), when the game is over (`{"seq": N, "status": "finished"}`); the server then \
 closes the stream.
 
@@ -93,6 +97,10 @@ class GameStreamApi(AsyncAPIView):
     permission_classes = [AllowAny]
     renderer_classes = [EventStreamRenderer, JSONRenderer]
 
+    @property
+    def schema_components(self) -> list[type]:  # the feeds' frames' data (games.schema)
+        return [feed.serializer for feed in game_feeds.feeds()]
+
     @extend_schema(
         operation_id="games_stream",
         summary="Server-Sent Events of one game (resumable)",
@@ -125,8 +133,14 @@ class GameStreamApi(AsyncAPIView):
             # The client has the whole log of a game that is over: 204 is how Server-Sent
             # Events tell it (a browser's EventSource included) to stop reconnecting.
             return HttpResponse(status=204)
+        feeds = await db_call(game_feeds.start, game_id, viewer)
         events = streams.game_stream(
-            game_id, snapshot, after=seq if last_id is None else last_id, credentials=streams.Credentials.of(request)
+            game_id,
+            snapshot,
+            after=seq if last_id is None else last_id,
+            credentials=streams.Credentials.of(request),
+            viewer=viewer,
+            feeds=feeds,
         )
         return stream_response(events)
 

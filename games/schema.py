@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from games import account_feeds
+from games import account_feeds, game_feeds
 from games.serializers import ALL_EVENT_TYPES
 
 
@@ -254,6 +254,17 @@ def _stream_components() -> dict[str, Any]:
             {"type": "string", "pattern": r"^[0-9]+$", "description": "The game's last seq."},
         ),
     }
+    game_feed_mapping: dict[str, str] = {}
+    for game_feed in game_feeds.feeds():
+        for name, meaning in game_feed.events.items():
+            frame = "GameStream" + "".join(part.title() for part in name.split("_"))
+            game_frames[frame] = _frame(
+                f"`{name}` ({game_feed.name}): {meaning} It has no id: Last-Event-ID stays the game's seq.",
+                {"type": "string", "const": name},
+                _json_data(game_feed.component, f"The {game_feed.component}."),
+                None,
+            )
+            game_feed_mapping[name] = ref(frame)["$ref"]
     end_data = {
         "type": "object",
         "description": "The `end` frame's data.",
@@ -338,6 +349,7 @@ def _stream_components() -> dict[str, Any]:
                     "snapshot": ref("GameStreamSnapshot")["$ref"],
                     "end": ref("GameStreamEnd")["$ref"],
                     **{t: ref("GameStreamEvent")["$ref"] for t in sorted(ALL_EVENT_TYPES)},
+                    **game_feed_mapping,
                 },
             },
         },

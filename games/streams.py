@@ -31,7 +31,7 @@ from rest_framework.request import Request
 from core.async_views import db_call
 from core.notify import Notice, auth_channel, spread
 from core.sse import KEEP_ALIVE, retry_hint, sse
-from games import account_feeds, selectors
+from games import account_feeds, game_feeds, selectors
 from games.live import HUB, GameNotice, database_tag, event_frame, game_channel, poll_seconds, user_channel
 from games.models import GameStatus
 from games.serializers import AccountGameOutput
@@ -177,11 +177,15 @@ class _GameReader:
     each notice in turn: one whose events all were sent already is ignored; one
     that goes on from ``after`` sends its frames from ``after + 1`` (and ``end``
     when the game is over at its seq); one that starts past ``after + 1`` (a gap)
-    sends the reader to the database for the rest."""
+    sends the reader to the database for the rest. Each database read also asks
+    the other apps' feeds (``games.game_feeds``, e.g. the table chat) for the
+    viewer's frames (sent without ``id:``)."""
 
-    def __init__(self, game_id: int, after: int) -> None:
+    def __init__(self, game_id: int, after: int, viewer: Any = None, feeds: dict[str, Any] | None = None) -> None:
         self.game_id = game_id
         self.after = after
+        self.viewer = viewer
+        self.feeds = feeds
         self.channel = game_channel(game_id)
         self.db = database_tag()
         self._read_db = True  # the next read goes to the database whatever woke it
@@ -207,8 +211,10 @@ class _GameReader:
 
     async def _from_database(self) -> tuple[list[str], str]:
         self.reads += 1
-        page = await db_call(selectors.event_page, game_id=self.game_id, after=self.after)
         messages = []
+        if self.feeds is not None and game_feeds.feeds():
+            messages += await db_call(game_feeds.frames, self.game_id, self.viewer, self.feeds)
+        page = await db_call(selectors.event_page, game_id=self.game_id, after=self.after)
         for event in page["events"]:
             messages.append(event_frame(event))
             self.after = event.seq
@@ -225,11 +231,19 @@ class _GameReader:
 
 
 def game_stream(
-    game_id: int, snapshot: dict[str, Any], *, after: int, credentials: Credentials | None
+    game_id: int,
+    snapshot: dict[str, Any],
+    *,
+    after: int,
+    credentials: Credentials | None,
+    viewer: Any = None,
+    feeds: dict[str, Any] | None = None,
 ) -> AsyncIterator[str]:
     """The game's stream: ``snapshot`` (the ``Game`` as the viewer sees it), then every
-    event after seq ``after`` as ``id: <seq>``, and ``end`` when the game is over."""
-    return event_stream(snapshot, game_channel(game_id), _GameReader(game_id, after).read, credentials)
+    event after seq ``after`` as ``id: <seq>``, and ``end`` when the game is over; with
+    ``feeds`` (``game_feeds.start``), the feeds' frames for ``viewer`` (None: anonymous)."""
+    reader = _GameReader(game_id, after, viewer, feeds)
+    return event_stream(snapshot, game_channel(game_id), reader.read, credentials)
 
 
 # -- an account's stream ---------------------------------------------------------

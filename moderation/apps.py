@@ -6,7 +6,10 @@ class ModerationConfig(AppConfig):
     name = "moderation"
 
     def ready(self) -> None:
-        from games import account_feeds  # apps ready: the feed reads models
+        from chat import guards as chat_guards  # apps ready: the guard reads models
+        from games import account_feeds
         from moderation.feeds import WARNING_FEED
+        from moderation.selectors import mute_refusal
 
         account_feeds.register(WARNING_FEED)
+        chat_guards.register("muted", mute_refusal)  # a muted account cannot write in the chat

@@ -31,6 +31,7 @@ class AuditAction(models.TextChoices):
     REPORT_ASSIGN = "report_assign", "report assigned"
     REPORT_DISMISS = "report_dismiss", "report dismissed"
     RATING_VOID = "rating_void", "rating effect voided"
+    CHAT_REMOVE = "chat_remove", "chat message removed"
 
 
 class AuditEntry(models.Model):

@@ -16,6 +16,8 @@ from django.contrib.auth.models import Group, Permission
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from chat import services as chat_services
+from chat.models import ChatMessage
 from core.errors import ApiError, CoreCode
 from games import account_feeds
 from games import services as game_services
@@ -470,6 +472,8 @@ MODERATOR_PERMISSIONS = (
     "ladder.view_ladderentry",
     "ladder.change_ladderentry",
     "ladder.view_ladderround",
+    # The table chat (migration 0007): removed messages keep their text for the moderators.
+    "chat.view_chatmessage",
 )
 
 
@@ -608,3 +612,25 @@ def moderation_bot_mark(*, player: User, by: User, is_bot: bool = True, reason: 
         player_services.user_set_bot(user=player, is_bot=is_bot)
         action = AuditAction.BOT_MARK if is_bot else AuditAction.BOT_UNMARK
         _audit(by=by, action=action, reason=reason.strip(), player=player)
+
+
+# -- the table chat -----------------------------------------------------------------
+
+
+def moderation_chat_remove(*, message_id: int, by: User, reason: str = "") -> ChatMessage:
+    """Remove a chat message: everyone then reads "removed by a moderator" (the
+    game's streams are told at once); moderators still see the text in the admin.
+    Audited once (removing a removed message changes nothing)."""
+    _require_moderator(by)
+    with transaction.atomic():
+        message, changed = chat_services.chat_message_remove(message_id=message_id, by=by)
+        if changed:
+            _audit(
+                by=by,
+                action=AuditAction.CHAT_REMOVE,
+                reason=reason.strip(),
+                game_id=message.game_id,
+                player=message.author,
+                details={"message": message.pk, "channel": message.channel, "text": message.text},
+            )
+    return message

@@ -42,6 +42,7 @@ REST_FRAMEWORK = {
         "login": env.str("THROTTLE_LOGIN", default="30/hour"),
         "register": env.str("THROTTLE_REGISTER", default="10/hour"),
         "reports": env.str("THROTTLE_REPORTS", default="20/hour"),
+        "chat": env.str("THROTTLE_CHAT", default="20/minute"),
     },
     "DEFAULT_PAGINATION_CLASS": "core.pagination.LimitOffsetPagination",
     "PAGE_SIZE": env.int("PAGE_SIZE", default=50),
@@ -85,6 +86,7 @@ SPECTACULAR_SETTINGS = {
     # none is left to a generated name).
     "ENUM_NAME_OVERRIDES": {
         "GameStatus": "games.models.GameStatus",
+        "ChatChannel": "chat.models.ChatChannel",
         "MoveType": "games.serializers.MOVE_TYPES",
         "MoveSource": "games.models.MoveSource",
         "EventType": "games.serializers.EVENT_TYPE_CHOICES",

@@ -34,6 +34,7 @@ from games.strategies import STRATEGIES
 from moderation import services as moderation
 from moderation.admin.actions import ModerateMixin, ReasonForm, error_text, reason_action, render_action_page
 from moderation.admin.audit import AuditEntryInline, ReadOnlyAdminMixin
+from moderation.admin.chat import ChatMessageInline
 from players.authentication import request_account
 
 #: A game is "stuck" when its follow-up work is this late (a turn clock past its
@@ -242,7 +243,7 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     search_fields = ("seats__player__username", "creator__username")
     date_hierarchy = "created_at"
     actions = ["abort_selected", "void_rating_selected"]
-    inlines = [SeatInline, MoveInline, AuditEntryInline]
+    inlines = [SeatInline, MoveInline, ChatMessageInline, AuditEntryInline]
     fieldsets = (
         (
             None,

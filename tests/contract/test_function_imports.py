@@ -32,6 +32,7 @@ APPS = (
     "challenges",
     "matchmaking",
     "ratings",
+    "chat",
     "config",
     "tools",
     "web",
@@ -52,6 +53,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("ratings/apps.py", "RatingsConfig.ready", "ratings.receivers"): "connects to games.signals.match_finished",
     ("moderation/apps.py", "ModerationConfig.ready", "games.account_feeds"): "registers the warnings' feed on ready",
     ("moderation/apps.py", "ModerationConfig.ready", "moderation.feeds"): "the feed reads models: apps ready",
+    ("moderation/apps.py", "ModerationConfig.ready", "chat.guards"): "registers the mute check as a chat guard",
+    ("moderation/apps.py", "ModerationConfig.ready", "moderation.selectors"): "the guard reads models: apps ready",
+    ("chat/apps.py", "ChatConfig.ready", "chat.errors"): "registers the chat's error codes",
+    ("chat/apps.py", "ChatConfig.ready", "chat.feed"): "registers the chat's frames of the game stream",
     ("matchmaking/apps.py", "MatchmakingConfig.ready", "matchmaking.errors"): "registers the seeks' error codes",
     ("matchmaking/apps.py", "MatchmakingConfig.ready", "matchmaking.feeds"): "the feed reads models: apps ready",
     # config/celery.py imports ops.worker when Django starts (config/__init__.py

@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class ChatConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "chat"
+
+    def ready(self) -> None:
+        # The error codes, and the chat's frames on the game stream (games.game_feeds).
+        from chat import errors, feed  # noqa: F401

@@ -1,0 +1,31 @@
+"""The chat's refusals: ``ChatError`` with a ``ChatCode`` (or a core or games code:
+``not_found``, ``validation_error``, ``not_seated``)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from core.errors import ApiError, CoreCode, register_enum
+from games.errors import GameCode
+
+
+class ChatCode(StrEnum):
+    CHAT_CHANNEL_CLOSED = "chat_channel_closed"
+    CHAT_CLOSED = "chat_closed"
+
+
+CHAT_CODES: dict[str, tuple[int, str]] = {
+    ChatCode.CHAT_CHANNEL_CLOSED: (
+        403,
+        "Players seated at the game neither read nor write the spectators' channel (no kibitzing).",
+    ),
+    ChatCode.CHAT_CLOSED: (409, "The game ended a while ago: its chat can still be read, no longer written."),
+}
+
+register_enum(ChatCode, CHAT_CODES)
+
+
+class ChatError(ApiError):
+    def __init__(self, code: ChatCode | CoreCode | GameCode, detail: str, **extra: Any) -> None:
+        super().__init__(detail, code=code, extra=extra)

@@ -1,0 +1,98 @@
+"""Reading the chat: who may read which channel, and the messages."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db.models import QuerySet
+
+from chat.errors import ChatCode, ChatError
+from chat.models import REMOVED_TEXT, ChatChannel, ChatMessage
+from core.errors import CoreCode
+from games.errors import GameCode
+from games.models import Game, Seat
+
+#: The most messages one read returns.
+PAGE_MAX = 200
+
+
+def game_chat_state(*, game_id: int) -> dict[str, Any]:
+    """The game's status and end time; ``not_found`` if there is no such game."""
+    game = Game.objects.filter(pk=game_id).values("status", "finished_at").first()
+    if game is None:
+        raise ChatError(CoreCode.NOT_FOUND, f"There is no game {game_id}.")
+    return dict(game)
+
+
+def is_seated(*, game_id: int, user: Any) -> bool:
+    if user is None or not user.is_authenticated:
+        return False
+    return Seat.objects.filter(game_id=game_id, player_id=user.pk).exists()
+
+
+def channel_of(*, game_id: int, user: Any) -> str:
+    """The channel ``user`` (None: anonymous) reads: players' when seated, else spectators'."""
+    return ChatChannel.PLAYERS if is_seated(game_id=game_id, user=user) else ChatChannel.SPECTATORS
+
+
+def channel_check(*, game_id: int, user: Any, channel: str) -> None:
+    """Refuse ``user`` the ``channel`` of the game unless it is theirs."""
+    if channel_of(game_id=game_id, user=user) == channel:
+        return
+    if channel == ChatChannel.PLAYERS:
+        raise ChatError(GameCode.NOT_SEATED, "Only the players seated at the game use its players' channel.")
+    raise ChatError(
+        ChatCode.CHAT_CHANNEL_CLOSED, "You are seated at this game: its spectators' channel is not for you."
+    )
+
+
+def message_list(*, game_id: int, user: Any, channel: str, after: int | None, limit: int) -> dict[str, Any]:
+    """The messages of the game's ``channel`` that ``user`` may read, oldest first:
+    the first ``limit`` after id ``after``, or (no ``after``) the last ``limit``."""
+    game_chat_state(game_id=game_id)
+    channel_check(game_id=game_id, user=user, channel=channel)
+    rows = ChatMessage.objects.filter(game_id=game_id, channel=channel).select_related("author")
+    if after is not None:
+        page = list(rows.filter(id__gt=after).order_by("id")[: limit + 1])
+        has_more = len(page) > limit
+        return {"messages": page[:limit], "has_more": has_more}
+    page = list(rows.order_by("-id")[:limit])
+    page.reverse()
+    return {"messages": page, "has_more": False}
+
+
+def messages_after(*, game_id: int, channel: str, after: int) -> QuerySet[ChatMessage]:
+    return (
+        ChatMessage.objects.filter(game_id=game_id, channel=channel, id__gt=after)
+        .select_related("author")
+        .order_by("id")[:PAGE_MAX]
+    )
+
+
+def removed_since(*, game_id: int, channel: str, upto: int, since: datetime) -> QuerySet[ChatMessage]:
+    """Messages up to id ``upto`` removed at ``since`` or later."""
+    return (
+        ChatMessage.objects.filter(game_id=game_id, channel=channel, id__lte=upto, removed_at__gte=since)
+        .select_related("author")
+        .order_by("id")
+    )
+
+
+def last_message_id(*, game_id: int) -> int:
+    last = ChatMessage.objects.filter(game_id=game_id).order_by("-id").values_list("id", flat=True).first()
+    return int(last or 0)
+
+
+def message_output(message: ChatMessage) -> dict[str, Any]:
+    """A message as everyone sees it over the API and the stream (a removed one's
+    text is ``REMOVED_TEXT``)."""
+    return {
+        "id": message.pk,
+        "game": message.game_id,
+        "channel": message.channel,
+        "author": message.author.username,
+        "text": REMOVED_TEXT if message.removed else message.text,
+        "created_at": message.created_at,
+        "removed": message.removed,
+    }
