@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 import yaml
 
-from games import account_feeds
+from games import account_feeds, game_feeds
 from games.engine import Match, Ruleset
 from tests.integration.generated_client import (
     GeneratedClient,
@@ -129,7 +129,11 @@ def test_the_streams_frames_name_their_schemas(contract: dict[str, Any]) -> None
     assert not game.problems + account.problems, "\n".join(game.problems + account.problems)
     event_types = set(contract["components"]["schemas"].get("EventType", {}).get("enum", []))
     assert event_types, "no EventType schema"
-    assert game.data_schemas() == {"snapshot": "Game", "end": "GameStreamEndData"} | dict.fromkeys(event_types, "Event")
+    game_feed_events = {event: feed.component for feed in game_feeds.feeds() for event in feed.events}  # the chat
+    assert (
+        game.data_schemas()
+        == {"snapshot": "Game", "end": "GameStreamEndData"} | dict.fromkeys(event_types, "Event") | game_feed_events
+    )
     feeds = {
         event: feed.component for feed in account_feeds.feeds() for event in feed.events
     }  # the apps' feeds (challenges, seeks): their own frames

@@ -40,6 +40,7 @@ GROUP_PERMISSIONS = {
     "ladder.view_ladderentry",
     "ladder.change_ladderentry",
     "ladder.view_ladderround",
+    "chat.view_chatmessage",
 }
 USERS = reverse("admin:players_user_changelist")
 
@@ -102,6 +103,7 @@ def test_a_member_does_every_moderator_job(member: User, member_client: Client, 
         "challenges_challenge",
         "ladder_ladderentry",
         "ladder_ladderround",
+        "chat_chatmessage",
     ):
         assert client.get(reverse(f"admin:{name}_changelist")).status_code == 200, name
     # Games: reveal hands (audited), replay, hand a seat to a bot, abort (one and in bulk).
