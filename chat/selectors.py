@@ -62,6 +62,24 @@ def message_list(*, game_id: int, user: Any, channel: str, after: int | None, li
     return {"messages": page, "has_more": False}
 
 
+def message_get(*, message_id: int, user: Any) -> ChatMessage:
+    """A message ``user`` may read (its channel is theirs); else ``not_found``."""
+    message = ChatMessage.objects.select_related("author").filter(pk=message_id).first()
+    if message is None or channel_of(game_id=message.game_id, user=user) != message.channel:
+        raise ChatError(CoreCode.NOT_FOUND, f"There is no chat message {message_id} you can read.")
+    return message
+
+
+def messages_around(*, message: ChatMessage, each_side: int = 10) -> list[ChatMessage]:
+    """The message with up to ``each_side`` messages of its channel before and after it."""
+    rows = ChatMessage.objects.filter(game_id=message.game_id, channel=message.channel).select_related(
+        "author", "removed_by"
+    )
+    before = list(rows.filter(id__lt=message.pk).order_by("-id")[:each_side])
+    after = list(rows.filter(id__gt=message.pk).order_by("id")[:each_side])
+    return [*reversed(before), message, *after]
+
+
 def messages_after(*, game_id: int, channel: str, after: int) -> QuerySet[ChatMessage]:
     return (
         ChatMessage.objects.filter(game_id=game_id, channel=channel, id__gt=after)

@@ -88,11 +88,13 @@ class ReportStatus(models.TextChoices):
 
 class ReportTarget(models.TextChoices):
     """What a report is about. Each kind has a column of its own on ``Report``
-    (``account``, ``game``) and a ``target_key`` ("account:12"); a chat message
-    will be one more kind with one more column, and nothing else changes."""
+    (``account``, ``game``, ``message``) and a ``target_key`` ("account:12"). A
+    chat message's report also sets ``game`` (its game) and ``account`` (its author),
+    so it shows with the game and in the author's history."""
 
     ACCOUNT = "account", "account"
     GAME = "game", "game"
+    MESSAGE = "message", "chat message"
 
 
 class ReportOutcome(models.TextChoices):
@@ -111,6 +113,9 @@ class Report(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="reports_received"
     )
     game = models.ForeignKey("games.Game", null=True, blank=True, on_delete=models.CASCADE, related_name="reports")
+    message = models.ForeignKey(
+        "chat.ChatMessage", null=True, blank=True, on_delete=models.CASCADE, related_name="reports"
+    )
     reason = models.CharField(max_length=16, choices=ReportReason.choices)
     text = models.TextField(blank=True)
     status = models.CharField(max_length=16, choices=ReportStatus.choices, default=ReportStatus.OPEN, db_index=True)
@@ -150,6 +155,8 @@ class Report(models.Model):
             return f"account {self.account.username}"
         if self.target_kind == ReportTarget.GAME:
             return f"game {self.game_id}"
+        if self.target_kind == ReportTarget.MESSAGE:
+            return f"chat message {self.message_id} in game {self.game_id}"
         return self.target_key
 
 

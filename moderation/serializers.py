@@ -16,20 +16,23 @@ REPORT_OUTCOMES = tuple(ReportOutcome.values)
 
 
 class ReportCreateInput(serializers.Serializer):
-    """Exactly one target: `account` (a username) or `game` (an id)."""
+    """Exactly one target: `account` (a username), `game` (an id) or `message` (a chat message's id)."""
 
-    schema_extra = {"oneOf": [{"required": ["account"]}, {"required": ["game"]}]}
+    schema_extra = {"oneOf": [{"required": ["account"]}, {"required": ["game"]}, {"required": ["message"]}]}
 
     account = serializers.CharField(max_length=150, required=False, help_text="The username of the account reported.")
     game = serializers.IntegerField(min_value=1, required=False, help_text="The id of the game reported.")
+    message = serializers.IntegerField(
+        min_value=1, required=False, help_text="The id of the chat message reported (one you can read)."
+    )
     reason = serializers.ChoiceField(choices=REPORT_REASONS)
     text = serializers.CharField(
         max_length=2000, required=False, default="", allow_blank=True, help_text="What happened, for the moderators."
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if ("account" in attrs) == ("game" in attrs):
-            raise serializers.ValidationError({"non_field_errors": ["Give exactly one of account and game."]})
+        if sum(key in attrs for key in ("account", "game", "message")) != 1:
+            raise serializers.ValidationError({"non_field_errors": ["Give exactly one of account, game and message."]})
         return attrs
 
 
@@ -39,7 +42,8 @@ class ReportOutput(serializers.Serializer):
     id = serializers.IntegerField()
     target_kind = serializers.ChoiceField(choices=REPORT_TARGETS)
     account = serializers.CharField(source="account.username", allow_null=True, default=None)
-    game = serializers.IntegerField(source="game_id", allow_null=True)
+    game = serializers.IntegerField(source="game_id", allow_null=True, help_text="For a message: its game.")
+    message = serializers.IntegerField(source="message_id", allow_null=True, help_text="The chat message reported.")
     reason = serializers.ChoiceField(choices=REPORT_REASONS)
     text = serializers.CharField()
     status = serializers.ChoiceField(choices=REPORT_STATUSES)

@@ -16,6 +16,7 @@ from django.contrib.auth.models import Group, Permission
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from chat import selectors as chat_selectors
 from chat import services as chat_services
 from chat.models import ChatMessage
 from core.errors import ApiError, CoreCode
@@ -159,17 +160,26 @@ def report_create(
     text: str = "",
     account: User | None = None,
     game_id: int | None = None,
+    message_id: int | None = None,
 ) -> Report:
-    """A player reports an account or a game (exactly one). One open report per
-    reporter and target (``report_exists``); never about oneself (``report_self``).
-    The target is never told who reported it."""
-    if (account is None) == (game_id is None):
+    """A player reports an account, a game or a chat message they can read (exactly
+    one). One open report per reporter and target (``report_exists``); never about
+    oneself or one's own message (``report_self``). The target is never told who
+    reported it. A message's report also names its game and its author."""
+    if [account, game_id, message_id].count(None) != 2:
         raise ApiError(
-            "Report exactly one target: an account or a game.",
+            "Report exactly one target: an account, a game or a chat message.",
             code=CoreCode.VALIDATION_ERROR,
-            extra={"errors": {"non_field_errors": ["Give exactly one of account and game."]}},
+            extra={"errors": {"non_field_errors": ["Give exactly one of account, game and message."]}},
         )
-    if account is not None:
+    message = None
+    if message_id is not None:
+        message = chat_selectors.message_get(message_id=message_id, user=reporter)
+        if message.author_id == reporter.pk:
+            raise ModerationError(ModerationCode.REPORT_SELF, "You cannot report your own message.")
+        kind, key = ReportTarget.MESSAGE, f"message:{message.pk}"
+        account, game_id = message.author, message.game_id
+    elif account is not None:
         if account.pk == reporter.pk:
             raise ModerationError(ModerationCode.REPORT_SELF, "You cannot report your own account.")
         kind, key = ReportTarget.ACCOUNT, f"account:{account.pk}"
@@ -190,6 +200,7 @@ def report_create(
                 target_key=key,
                 account=account,
                 game_id=game_id,
+                message=message,
                 reason=reason,
                 text=text.strip(),
             )
@@ -238,6 +249,9 @@ def _report_player(report: Report, player: User | None) -> User:
     game's report the player the moderator picked (one of its seats)."""
     if report.target_kind == ReportTarget.ACCOUNT and report.account is not None:
         return report.account
+    author = report.account if report.target_kind == ReportTarget.MESSAGE else None
+    if author is not None and (player is None or player.pk == author.pk):
+        return author  # the message's author (who may be a spectator)
     if player is None:
         raise ApiError(
             "Pick the player of the game this outcome is for.",

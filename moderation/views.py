@@ -44,9 +44,11 @@ class ReportCollectionApi(GenericAPIView):
 
     @extend_schema(
         operation_id="reports_create",
-        summary="Report an account or a game to the moderators",
+        summary="Report an account, a game or a chat message to the moderators",
         description=(
-            "Exactly one target: `account` (a username) or `game` (an id). One open report per reporter "
+            "Exactly one target: `account` (a username), `game` (an id) or `message` (the id of a chat "
+            "message you can read: `not_found` otherwise; reporting one's own is `report_self`; the report "
+            "then also names the message's game and author). One open report per reporter "
             "and target (`report_exists`, with `report_id`); reports per account are limited "
             "(`THROTTLE_REPORTS`, 20 an hour by default). The reported player is never told who reported."
         ),
@@ -72,6 +74,7 @@ class ReportCollectionApi(GenericAPIView):
             text=data["text"],
             account=account,
             game_id=data.get("game"),
+            message_id=data.get("message"),
         )
         return Response(ReportOutput(report).data, status=status.HTTP_201_CREATED)
 

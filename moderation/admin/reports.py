@@ -24,6 +24,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 
+from chat import selectors as chat_selectors
 from core.errors import ApiError
 from moderation import selectors
 from moderation import services as moderation
@@ -103,6 +104,8 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     def target(self, report: Report) -> str:
         if report.target_kind == ReportTarget.GAME:
             return admin_link(report.game, f"game {report.game_id}")
+        if report.target_kind == ReportTarget.MESSAGE:
+            return admin_link(report.message, f"message {report.message_id} in game {report.game_id}")
         return admin_link(report.account, report.account.username if report.account else None)
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
@@ -147,7 +150,11 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     def _players(report: Report) -> list[User]:
         if report.game is None:
             return []
-        return [seat.player for seat in report.game.seats.select_related("player") if seat.player is not None]
+        players = [seat.player for seat in report.game.seats.select_related("player") if seat.player is not None]
+        if report.target_kind == ReportTarget.MESSAGE and report.account is not None:
+            # The message's author first (the default), seated or a spectator.
+            players = [report.account, *(p for p in players if p.pk != report.account_id)]
+        return players
 
     @staticmethod
     def _outcomes(report: Report) -> list[tuple[str, str]]:
@@ -156,6 +163,9 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
 
     @staticmethod
     def _target_context(report: Report) -> dict[str, Any]:
+        chat = {}
+        if report.message is not None:  # the chat around the message (its channel), original text
+            chat = {"chat": chat_selectors.messages_around(message=report.message), "chat_message": report.message}
         if report.game is not None:
             game = report.game
             names = seat_names(game)
@@ -166,6 +176,7 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
                 "seats": [seat_label(seat) for seat in game.seats.select_related("player").order_by("number")],
                 "moves": [(m.number, move_sentence(m, names, arms)) for m in reversed(moves)],
                 "moves_total": game.moves.count(),
+                **chat,
             }
         if report.account is not None:
             return {"history": selectors.account_history(user=report.account)[:30], "account": report.account}
