@@ -148,7 +148,8 @@ def test_a_moderator_removes_a_message(make_table: Any, chat_moderator: Any, mak
     admin = Client()
     admin.force_login(chat_moderator)
     page = admin.get(f"/admin/games/game/{game}/change/")
-    assert page.status_code == 200 and b"something abusive" in page.content
+    assert page.status_code == 200 and b"Table chat (original text" in page.content
+    assert b"something abusive" in page.content and b"calm down" in page.content  # the inline, both messages
     listing = admin.get("/admin/chat/chatmessage/?removed_at__isempty=0")
     assert listing.status_code == 200 and b"something abusive" in listing.content
     assert b"calm down" not in listing.content
