@@ -103,6 +103,7 @@ class ReportOutcome(models.TextChoices):
     MUTED = "muted", "player muted"
     SUSPENDED = "suspended", "player suspended"
     GAME_ABORTED = "game_aborted", "game aborted"
+    MESSAGE_REMOVED = "message_removed", "chat message removed"
 
 
 class Report(models.Model):

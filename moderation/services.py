@@ -631,7 +631,7 @@ def moderation_bot_mark(*, player: User, by: User, is_bot: bool = True, reason: 
 # -- the table chat -----------------------------------------------------------------
 
 
-def moderation_chat_remove(*, message_id: int, by: User, reason: str = "") -> ChatMessage:
+def moderation_chat_remove(*, message_id: int, by: User, reason: str = "", report: Report | None = None) -> ChatMessage:
     """Remove a chat message: everyone then reads "removed by a moderator" (the
     game's streams are told at once); moderators still see the text in the admin.
     Audited once (removing a removed message changes nothing)."""
@@ -639,12 +639,27 @@ def moderation_chat_remove(*, message_id: int, by: User, reason: str = "") -> Ch
     with transaction.atomic():
         message, changed = chat_services.chat_message_remove(message_id=message_id, by=by)
         if changed:
+            details: dict[str, Any] = {"message": message.pk, "channel": message.channel, "text": message.text}
+            if report is not None:
+                details["report"] = report.pk
             _audit(
                 by=by,
                 action=AuditAction.CHAT_REMOVE,
                 reason=reason.strip(),
                 game_id=message.game_id,
                 player=message.author,
-                details={"message": message.pk, "channel": message.channel, "text": message.text},
+                details=details,
             )
     return message
+
+
+def report_remove_message(*, report_id: int, by: User, reason: str = "") -> Report:
+    """Remove the reported chat message (audited as ``chat_remove``); resolves the report."""
+    _require_moderator(by)
+    with transaction.atomic():
+        report = _open_report(report_id)
+        if report.target_kind != ReportTarget.MESSAGE or report.message_id is None:
+            raise ApiError("This report is not about a chat message.", code=CoreCode.VALIDATION_ERROR)
+        moderation_chat_remove(message_id=report.message_id, by=by, reason=reason, report=report)
+        _resolve(report, by=by, outcome=ReportOutcome.MESSAGE_REMOVED, reason=reason.strip())
+    return report

@@ -43,6 +43,7 @@ OUTCOMES = {
     "mute": "Mute",
     "suspend": "Suspend",
     "abort": "Abort the game",
+    "remove": "Remove the message",
 }
 
 
@@ -159,6 +160,8 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     @staticmethod
     def _outcomes(report: Report) -> list[tuple[str, str]]:
         names = ["dismiss", "warn", "mute", "suspend"] + (["abort"] if report.game_id else [])
+        if report.target_kind == ReportTarget.MESSAGE:
+            names.insert(1, "remove")
         return [(name, OUTCOMES[name]) for name in names]
 
     @staticmethod
@@ -209,6 +212,8 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
                 )
             elif outcome == "abort":
                 moderation.report_abort_game(report_id=report.pk, by=by, reason=reason)
+            elif outcome == "remove":
+                moderation.report_remove_message(report_id=report.pk, by=by, reason=reason)
             else:
                 form.add_error(None, "Choose an outcome.")
                 return None

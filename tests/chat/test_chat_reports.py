@@ -12,7 +12,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from moderation import services as moderation
-from moderation.models import Report, Sanction
+from moderation.models import AuditAction, AuditEntry, Report, Sanction
 from tests.api.games_helpers import ok, refused
 
 pytestmark = pytest.mark.django_db
@@ -69,4 +69,31 @@ def test_a_chat_message_is_reported_and_judged_with_the_chat_around_it(people: A
         table.clients[1].post(f"/api/v1/games/{game}/chat/", {"channel": "players", "text": "hi"}, format="json"),
         403,
         "muted",
+    )
+
+
+def test_the_remove_the_message_outcome(people: Any, make_table: Any) -> None:
+    table = make_table()
+    game = table.game_id
+    bad = say(table.clients[1], game, "players", "spam link")
+    filed = ok(report(table.clients[0], message=bad["id"], reason="spam"), 201)
+    mod = people.player("chatmod2")[0]
+    moderation.moderator_add(user=mod)
+    admin = Client()
+    admin.force_login(mod)
+    url = reverse("admin:moderation_report_change", args=[filed["id"]])
+    assert 'id="outcome-remove"' in admin.get(url).content.decode()
+    done = admin.post(url, {"outcome": "remove", "reason": "Spam.", "duration": "24"})
+    assert done.status_code == 302, done.content[:1000]
+    shown = ok(table.clients[0].get(f"/api/v1/games/{game}/chat/", {"channel": "players"}))["messages"]
+    assert [(m["id"], m["removed"]) for m in shown] == [(bad["id"], True)]
+    assert Report.objects.get(pk=filed["id"]).outcome == "message_removed"
+    entry = AuditEntry.objects.get(action=AuditAction.CHAT_REMOVE)
+    assert entry.details["report"] == filed["id"] and entry.details["text"] == "spam link"
+    assert ok(table.clients[0].get(REPORTS))["results"][0]["outcome"] == "message_removed"
+    # A report about an account has no such outcome.
+    other = ok(report(table.clients[0], account=table.users[1].username), 201)
+    assert (
+        'id="outcome-remove"'
+        not in admin.get(reverse("admin:moderation_report_change", args=[other["id"]])).content.decode()
     )
