@@ -28,6 +28,9 @@ type GameStreamEndData = Schemas["GameStreamEndData"];
 type AccountStreamFrame = Schemas["AccountStreamFrame"];
 type AccountSnapshot = Schemas["AccountSnapshot"];
 type AccountGame = Schemas["AccountGame"];
+type ChatMessage = Schemas["ChatMessage"];
+/** The table chat's frames on the game stream (no id: Last-Event-ID stays the game's seq). */
+type ChatEventName = "chat_message" | "chat_message_removed";
 type LayoutNode = Schemas["LayoutNode"];
 type LayoutOpenEnd = Schemas["LayoutOpenEnd"];
 type MatchState = NonNullable<Game["state"]>;
@@ -58,8 +61,10 @@ export type ContractAssertions = [
   None<Open<Game | MatchState | NonNullable<Game["you"]> | GameStreamEndData | AccountSnapshot | AccountGame>>,
   None<Open<GameStreamFrame | AccountStreamFrame>>,
   // An event frame is named by its event's type and has an id; data is JSON text.
-  Assert<Equals<Exclude<GameStreamFrame["event"], "snapshot" | "end">, EventType>>,
+  Assert<Equals<Exclude<GameStreamFrame["event"], "snapshot" | "end" | ChatEventName>, EventType>>,
   Assert<Equals<Extract<GameStreamFrame, { event: EventType }>["id"], string>>,
+  // The chat's frames have no id.
+  Assert<Equals<"id" extends keyof Extract<GameStreamFrame, { event: ChatEventName }> ? true : false, false>>,
   Assert<Equals<GameStreamFrame["data"], string>>,
   // Fields read below, exactly (required, not any, not unknown).
   Assert<Equals<Payload<"game_created">["ruleset"]["players"], number>>,
@@ -123,13 +128,18 @@ function json<T>(text: string): T {
 type GameStreamItem =
   | { kind: "snapshot"; game: Game }
   | { kind: "event"; id: string; event: Event }
-  | { kind: "end"; end: GameStreamEndData };
+  | { kind: "end"; end: GameStreamEndData }
+  | { kind: ChatEventName; message: ChatMessage };
 
 /** A frame of the game stream as its generated type; undefined for a name the contract
  * does not know (a client skips those: new event types may come). */
 function gameFrame(raw: SseFrame): GameStreamFrame | undefined {
   const { event, data, id } = raw;
   if (event === "snapshot") return { event, data };
+  if (event === "chat_message" || event === "chat_message_removed") {
+    assert.ok(id === undefined, `a ${event} frame with an id`);
+    return { event, data };
+  }
   if (event === "end") {
     assert.ok(id !== undefined, "an end frame without id (the last seq)");
     return { event, id, data };
@@ -145,6 +155,9 @@ function decodeGameFrame(frame: GameStreamFrame): GameStreamItem {
       return { kind: "snapshot", game: json<Game>(frame.data) };
     case "end":
       return { kind: "end", end: json<GameStreamEndData>(frame.data) };
+    case "chat_message":
+    case "chat_message_removed":
+      return { kind: frame.event, message: json<ChatMessage>(frame.data) };
     default:
       return { kind: "event", id: frame.id, event: json<Event>(frame.data) };
   }
