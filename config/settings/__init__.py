@@ -25,6 +25,7 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 | THROTTLE_REGISTER    | 10/hour (new accounts, per address)   |
 | THROTTLE_TOKENS      | 60/hour (new tokens, per account)     |
 | THROTTLE_REPORTS     | 20/hour (reports, per account)        |
+| THROTTLE_CHAT        | 20/minute (chat messages, per account) |
 | SANCTIONS_INTERVAL_SECONDS | 30 (beat lifts ended sanctions) |
 | MAX_TOKENS_PER_ACCOUNT | 50                                  |
 | LOGIN_FREE_FAILURES / LOGIN_LOCK_SECONDS / LOGIN_LOCK_MAX_SECONDS | 5 / 60 / 3600 |
