@@ -108,11 +108,32 @@ const EVENT_TYPES = {
   match_ended: true,
 } as const satisfies Record<EventType, true>;
 
-type AccountUpdateName = Exclude<AccountStreamFrame["event"], "snapshot">;
+type AccountUpdateName = "your_turn" | "game_started" | "game_over";
 const ACCOUNT_UPDATES = { your_turn: true, game_started: true, game_over: true } as const satisfies Record<
   AccountUpdateName,
   true
 >;
+/** The apps' feeds on the account stream (seeks, challenges, warnings): every name, exactly. */
+type FeedUpdateName = Exclude<AccountStreamFrame["event"], "snapshot" | AccountUpdateName>;
+const FEED_UPDATES = {
+  challenge_received: true,
+  challenge_sent: true,
+  challenge_answered: true,
+  challenge_started: true,
+  challenge_declined: true,
+  challenge_expired: true,
+  challenge_cancelled: true,
+  seek_waiting: true,
+  seek_matched: true,
+  seek_expired: true,
+  seek_cancelled: true,
+  warning_issued: true,
+  warning_acknowledged: true,
+} as const satisfies Record<FeedUpdateName, true>;
+type FeedItem =
+  | { kind: "challenge"; event: FeedUpdateName; id: string; challenge: Schemas["Challenge"] }
+  | { kind: "seek"; event: FeedUpdateName; id: string; seek: Schemas["Seek"] }
+  | { kind: "warning"; event: FeedUpdateName; id: string; warning: Schemas["Warning"] };
 
 function isOneOf<K extends string>(names: Record<K, true>, name: string): name is K {
   return Object.hasOwn(names, name);
@@ -163,19 +184,27 @@ function decodeGameFrame(frame: GameStreamFrame): GameStreamItem {
   }
 }
 
-type AccountStreamItem = { kind: "snapshot"; games: AccountGame[] } | { kind: AccountUpdateName; id: string; game: AccountGame };
+type AccountStreamItem =
+  | { kind: "snapshot"; games: AccountGame[] }
+  | { kind: AccountUpdateName; id: string; game: AccountGame }
+  | FeedItem;
 
 function accountFrame(raw: SseFrame): AccountStreamFrame | undefined {
   const { event, data, id } = raw;
   if (event === "snapshot") return { event, data };
-  if (!isOneOf(ACCOUNT_UPDATES, event)) return undefined;
+  if (!isOneOf(ACCOUNT_UPDATES, event) && !isOneOf(FEED_UPDATES, event)) return undefined;
   assert.ok(id !== undefined, `a ${event} frame without id`);
   return { event, id, data };
 }
 
 function decodeAccountFrame(frame: AccountStreamFrame): AccountStreamItem {
   if (frame.event === "snapshot") return { kind: "snapshot", games: json<AccountSnapshot>(frame.data).games };
-  return { kind: frame.event, id: frame.id, game: json<AccountGame>(frame.data) };
+  if (isOneOf(ACCOUNT_UPDATES, frame.event)) return { kind: frame.event, id: frame.id, game: json<AccountGame>(frame.data) };
+  if (frame.event.startsWith("challenge_"))
+    return { kind: "challenge", event: frame.event, id: frame.id, challenge: json<Schemas["Challenge"]>(frame.data) };
+  if (frame.event.startsWith("seek_"))
+    return { kind: "seek", event: frame.event, id: frame.id, seek: json<Schemas["Seek"]>(frame.data) };
+  return { kind: "warning", event: frame.event, id: frame.id, warning: json<Schemas["Warning"]>(frame.data) };
 }
 
 // -- The public table, rebuilt from events (EventData narrowed by `type`) -----
@@ -456,6 +485,10 @@ function checkAccountStream(played: GameStreamResult): string {
   let over: AccountGame | undefined;
   for (const item of updates) {
     assert.ok(item.kind !== "snapshot", "one snapshot per connection");
+    if (item.kind === "challenge" || item.kind === "seek" || item.kind === "warning") {
+      seen.set(item.event, (seen.get(item.event) ?? 0) + 1); // the recorded match made none
+      continue;
+    }
     const { game } = item;
     assert.equal(item.id, `${game.game}.${game.seq}`, "id: <game>.<seq>");
     seen.set(item.kind, (seen.get(item.kind) ?? 0) + 1);
