@@ -146,6 +146,10 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     os.environ.setdefault("CELERY_BROKER_URL", "memory://")
     # Servers started by the tests (which inherit the environment) on a shared Redis.
     os.environ.setdefault("CACHE_KEY_PREFIX", CACHE_KEY_PREFIX)
+    # No bot ladder rounds in the servers and workers the tests start: beat would open
+    # rated bot tables at its first tick, and their moves would take the worker from
+    # the test's own games. The ladder's tests turn it on where they test it.
+    os.environ.setdefault("LADDER_INTERVAL_SECONDS", "0")
     early_config.stash[SERVICES_KEY] = services
     if services.database.name == "postgresql" and not services.database.available:
         raise pytest.UsageError(f"DATABASE_URL names a PostgreSQL that does not answer: {services.database.describe()}")
