@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,8 @@ pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(tra
 
 
 @pytest.fixture
-def web_server(tmp_path: Path, redis_url: str) -> Iterator[WebServer]:
+def web_server(tmp_path: Path, redis_url: str, settings: Any) -> Iterator[WebServer]:
+    settings.REDIS_URL = redis_url  # the matcher runs in this process: its notices go through Redis
     server = WebServer(tmp_path / "web.log", redis_url=redis_url, env={"LIVE_KEEPALIVE_SECONDS": "1"})
     yield server
     server.stop()
