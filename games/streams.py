@@ -277,7 +277,11 @@ class _AccountReader:
             if row["your_turn"]:
                 messages.append(sse(data, event="your_turn", event_id=event_id))
             self.known[row["game"]] = row
-        if self.feeds is not None and account_feeds.feeds():
+        # The feeds change only with a notice of their own (account_feeds.notify_accounts):
+        # a wake by game notices alone (every move of every game the account sits at)
+        # does not read them; any other wake, the first read and the poll do.
+        game_notices_only = bool(notices) and all(isinstance(m, dict) and "game" in m for _, m in notices)
+        if self.feeds is not None and account_feeds.feeds() and not game_notices_only:
             for event, payload, feed_id in await db_call(account_feeds.changes, self.user, self.feeds):
                 messages.append(sse(payload, event=event, event_id=feed_id))
         return messages, WAIT
