@@ -1,11 +1,31 @@
-"""The shape of a problem document, for the OpenAPI document only.
+"""Fields every app's serializers share, and the shape of a problem document.
 
-Responses are built by ``core.problems.Problem.body``; this serializer never
-renders anything, it only describes that body (component ``Problem``).
+* ``FloatField``: the one float field of the API's answers. It refuses NaN and
+  infinities where they are made (DRF's strict JSON would refuse them at render
+  time; ``core.renderers`` no longer walks every answer looking for them, and
+  ``tests/contract/test_architecture.py`` checks that no serializer uses DRF's
+  own).
+* ``ProblemSerializer``, for the OpenAPI document only: responses are built by
+  ``core.problems.Problem.body``; this serializer never renders anything, it only
+  describes that body (component ``Problem``).
 """
+
+import math
+from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+
+
+class FloatField(serializers.FloatField):
+    """DRF's float field, which refuses to write a NaN or an infinity: JSON has no
+    such number, and a client's ``number`` must not turn into ``null``."""
+
+    def to_representation(self, value: Any) -> float:
+        number = float(value)
+        if not math.isfinite(number):
+            raise ValueError(f"Out of range float values are not JSON compliant: {number!r}")
+        return number
 
 
 class ErrorCodeField(serializers.CharField):

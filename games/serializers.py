@@ -10,6 +10,7 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.serializers import FloatField
 from games.engine import EVENT_TYPES, MAX_PLAYERS, SET_SIZES, TIE_BREAKS, tile_count
 from games.models import GameStatus, MoveSource
 from games.strategies import STRATEGIES
@@ -185,7 +186,7 @@ class EventsQueryInput(serializers.Serializer):
     after = serializers.IntegerField(
         min_value=0, max_value=2**31 - 1, default=0, help_text="Return events with seq greater than this."
     )
-    wait = serializers.FloatField(
+    wait = FloatField(
         min_value=0,
         max_value=settings.LONG_POLL_MAX_SECONDS,
         default=0,
@@ -444,11 +445,11 @@ class BotStrengthOutput(serializers.Serializer):
 
     against = serializers.CharField(help_text='The line-up it was measured against, e.g. "3 greedy".')
     matches = serializers.IntegerField(help_text="Matches played (every deal once per seat rotation).")
-    win_rate = serializers.FloatField(help_text="Share of matches it won (a shared win counts by its share).")
-    win_rate_low = serializers.FloatField(help_text="Lower end of the 95% confidence interval.")
-    win_rate_high = serializers.FloatField(help_text="Upper end of the 95% confidence interval.")
-    cpu_ms_mean = serializers.FloatField(help_text="Mean CPU time of a decision (two or more legal moves), ms.")
-    cpu_ms_p99 = serializers.FloatField(help_text="99th percentile of that CPU time, ms.")
+    win_rate = FloatField(help_text="Share of matches it won (a shared win counts by its share).")
+    win_rate_low = FloatField(help_text="Lower end of the 95% confidence interval.")
+    win_rate_high = FloatField(help_text="Upper end of the 95% confidence interval.")
+    cpu_ms_mean = FloatField(help_text="Mean CPU time of a decision (two or more legal moves), ms.")
+    cpu_ms_p99 = FloatField(help_text="99th percentile of that CPU time, ms.")
 
 
 class BotStrategyOutput(serializers.Serializer):

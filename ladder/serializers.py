@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from core.serializers import FloatField
 from games.serializers import strategy_choices
 from ladder.models import TABLE_SIZES
 
@@ -58,8 +59,8 @@ class LadderRoundOutput(serializers.Serializer):
 
 
 class LadderScheduleOutput(serializers.Serializer):
-    interval_seconds = serializers.FloatField(help_text="A round every this many seconds; 0: the ladder is off.")
-    check_seconds = serializers.FloatField(help_text="How often the server looks whether a round is due.")
+    interval_seconds = FloatField(help_text="A round every this many seconds; 0: the ladder is off.")
+    check_seconds = FloatField(help_text="How often the server looks whether a round is due.")
     turn_seconds = serializers.IntegerField(help_text="The turn clock of a ladder game with an outside bot.")
     next_round_at = serializers.DateTimeField(
         allow_null=True, help_text="When the next round is due (now: at the next check); null: the ladder is off."

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from core.serializers import FloatField
+
 HEALTH_STATUSES = ("ok", "degraded", "down")
 
 
@@ -13,7 +15,7 @@ class HealthCheckOutput(serializers.Serializer):
 
 
 class HealthDatabaseOutput(HealthCheckOutput):
-    latency_ms = serializers.FloatField(allow_null=True, help_text="Round trip of a trivial query.")
+    latency_ms = FloatField(allow_null=True, help_text="Round trip of a trivial query.")
 
 
 class HealthRedisOutput(HealthCheckOutput):
@@ -38,14 +40,14 @@ class HealthWorkersOutput(HealthCheckOutput):
 
 class HealthSweepOutput(HealthCheckOutput):
     last_run = serializers.DateTimeField(allow_null=True)
-    interval_seconds = serializers.FloatField(help_text="How often beat schedules the sweep.")
+    interval_seconds = FloatField(help_text="How often beat schedules the sweep.")
 
 
 class HealthTurnsOutput(HealthCheckOutput):
     pending = serializers.IntegerField(allow_null=True, help_text="Running games waiting for a bot or a turn clock.")
     due = serializers.IntegerField(allow_null=True, help_text="... of which due now.")
     late = serializers.IntegerField(allow_null=True, help_text="... of which overdue by more than a few seconds.")
-    oldest_late_seconds = serializers.FloatField(allow_null=True)
+    oldest_late_seconds = FloatField(allow_null=True)
 
 
 class HealthChecksOutput(serializers.Serializer):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from core.serializers import FloatField
 from ratings.models import RatingPool
 from ratings.selectors import BoardKind
 
@@ -27,9 +28,9 @@ class LeaderboardEntryOutput(serializers.Serializer):
     rank = serializers.IntegerField(help_text="1 + how many in this board rate better (ties share a rank).")
     username = serializers.CharField()
     is_bot = serializers.BooleanField()
-    rating = serializers.FloatField(help_text="The ordinal, mu - 3 sigma: what the board sorts by.")
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField()
+    rating = FloatField(help_text="The ordinal, mu - 3 sigma: what the board sorts by.")
+    mu = FloatField()
+    sigma = FloatField()
     games = serializers.IntegerField(help_text="Rated matches counted.")
     wins = serializers.IntegerField()
     provisional = serializers.BooleanField(help_text="Fewer than 10 rated matches in this pool.")
@@ -38,9 +39,9 @@ class LeaderboardEntryOutput(serializers.Serializer):
 class RatingHistoryPointOutput(serializers.Serializer):
     game_id = serializers.IntegerField()
     at = serializers.DateTimeField()
-    rating = serializers.FloatField(help_text="The ordinal after this match.")
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField()
+    rating = FloatField(help_text="The ordinal after this match.")
+    mu = FloatField()
+    sigma = FloatField()
 
 
 class RatedMatchOutput(serializers.Serializer):
@@ -52,20 +53,20 @@ class RatedMatchOutput(serializers.Serializer):
     forfeit = serializers.BooleanField(
         help_text="Resigned, handed to a bot or timed out: ranked last whatever the score."
     )
-    rating_before = serializers.FloatField()
-    rating_after = serializers.FloatField()
-    mu_before = serializers.FloatField()
-    mu_after = serializers.FloatField()
-    sigma_before = serializers.FloatField()
-    sigma_after = serializers.FloatField()
+    rating_before = FloatField()
+    rating_after = FloatField()
+    mu_before = FloatField()
+    mu_after = FloatField()
+    sigma_before = FloatField()
+    sigma_after = FloatField()
     voided = serializers.BooleanField(help_text="A moderator voided this match's rating effect.")
 
 
 class PoolRatingOutput(serializers.Serializer):
     pool = serializers.ChoiceField(choices=RatingPool.choices)
-    rating = serializers.FloatField(help_text="The ordinal, mu - 3 sigma.")
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField()
+    rating = FloatField(help_text="The ordinal, mu - 3 sigma.")
+    mu = FloatField()
+    sigma = FloatField()
     games = serializers.IntegerField()
     wins = serializers.IntegerField()
     rank = serializers.IntegerField(help_text="Rank in the pool's board of everyone.")
