@@ -12,9 +12,10 @@ builder answers exactly what its serializer would.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
+from django.utils import timezone
 from rest_framework.fields import DateTimeField
 
 from games import selectors
@@ -29,7 +30,15 @@ MOVE_FIELDS = ("type", "tile", "end")
 
 
 def _time(value: datetime | None) -> str | None:
-    return None if value is None else _datetime.to_representation(value)
+    """What DRF's ``DateTimeField`` writes; for an aware time while the current
+    time zone is UTC (always, unless a request activated another), the same text
+    without its field's machinery (a move's answer carries several times)."""
+    if value is None:
+        return None
+    if value.tzinfo is not None and timezone.get_current_timezone_name() == "UTC":
+        text = value.astimezone(UTC).isoformat()
+        return text[:-6] + "Z"  # isoformat of a UTC time ends in +00:00
+    return _datetime.to_representation(value)
 
 
 def ruleset_output(ruleset: dict[str, Any]) -> dict[str, Any]:

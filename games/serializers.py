@@ -4,12 +4,14 @@ OpenAPI component names client authors generate code from."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.inputs import validated
 from core.serializers import FloatField
 from games.engine import EVENT_TYPES, MAX_PLAYERS, SET_SIZES, TIE_BREAKS, tile_count
 from games.models import GameStatus, MoveSource
@@ -171,6 +173,33 @@ class MoveSubmitInput(serializers.Serializer):
         if attrs["type"] == "play" and ("tile" not in attrs or "end" not in attrs):
             raise serializers.ValidationError({"tile": ["A play needs a tile and an end."]})
         return attrs
+
+
+_TILE = re.compile(TILE_PATTERN)
+_END = re.compile(END_PATTERN)
+
+
+def move_submit_input(data: Any) -> dict[str, Any]:
+    """``MoveSubmitInput``'s validated data, or its ``ValidationError``. A well-formed
+    move (nearly every one) is checked here, with the serializer's own patterns and
+    the same result, without building the serializer (about a tenth of a move's
+    CPU); anything else goes to the serializer, which words the refusal
+    (``tests/api/test_games_play.py`` holds the two to the same answers)."""
+    if type(data) is dict:
+        kind, seq = data.get("type"), data.get("expected_seq")
+        if type(kind) is str and kind in MOVE_TYPES and type(seq) is int and seq >= 0:
+            move: dict[str, Any] = {"type": kind}
+            for name, pattern in (("tile", _TILE), ("end", _END)):
+                if name not in data:
+                    continue
+                value = data[name]
+                if type(value) is not str or value != value.strip() or not pattern.search(value):
+                    return validated(MoveSubmitInput, data)
+                move[name] = value
+            if kind != "play" or ("tile" in move and "end" in move):
+                move["expected_seq"] = seq
+                return move
+    return validated(MoveSubmitInput, data)
 
 
 class AfterQueryInput(serializers.Serializer):

@@ -35,6 +35,7 @@ from games.serializers import (
     MoveResultOutput,
     MoveSubmitInput,
     SeatChoiceInput,
+    move_submit_input,
 )
 from players.authentication import request_account, request_viewer
 
@@ -298,7 +299,7 @@ class GameMovesApi(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        data = validated(MoveSubmitInput, request.data)
+        data = move_submit_input(request.data)
         expected_seq = data.pop("expected_seq")
         key = request.headers.get("Idempotency-Key", "")
         if len(key) > 128:

@@ -25,13 +25,14 @@ lock, the event log and the follow-ups cannot be forgotten by a new service.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import lru_cache
 from typing import Any
 
+import orjson
 from django.db import connection, transaction
 from django.db.models import Field, Model
 from django.utils import timezone
@@ -279,51 +280,84 @@ def _seats_and_replay(game: Game, replay_of: tuple[int, str] | None) -> tuple[li
     return list(game.seats.select_related("player").order_by("number")), replayed
 
 
+def _converters(model: type[Model], names: list[str]) -> list[tuple[int, list[Any], Any]]:
+    """(position, converters, column expression) of each of ``names`` (fields of
+    ``model``) whose database value needs converting, as the ORM would convert it."""
+    found = []
+    for position, name in enumerate(names):
+        field = _field(model, name)
+        column = field.get_col(model._meta.db_table)
+        converters = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+        if converters:
+            found.append((position, converters, column))
+    return found
+
+
+def _from_row(model: type[Model], names: list[str], values: list[Any], converters: list[Any]) -> Any:
+    """A ``model`` instance of a row read with a plain cursor (the ORM's conversions applied)."""
+    for position, functions, column in converters:
+        value = values[position]
+        for function in functions:
+            value = function(value, column, connection)
+        values[position] = value
+    return model.from_db(connection.alias, names, values)
+
+
+@lru_cache(maxsize=1)
+def _lock_with_seats_sql() -> tuple[str, list[str], list[Any]]:
+    """The statement of ``_lock_with_seats`` (PostgreSQL), the game's fields in the
+    order it reads them and their converters: written out once per process."""
+    game_names = [f.attname for f in Game._meta.concrete_fields]
+    game_columns = ", ".join(f"g.{connection.ops.quote_name(str(_field(Game, n).column))}" for n in game_names)
+    seat_columns = ", ".join(f"s.{_field(Seat, f).column}" for f in _SEAT_FIELDS)
+    player_columns = ", ".join(f"p.{f}" for f in _PLAYER_FIELDS)
+    sql = (
+        f"SELECT {game_columns}, c.username, c.is_bot, "
+        f"(SELECT coalesce(json_agg(json_build_array({seat_columns}, {player_columns}) ORDER BY s.number), '[]') "
+        f"FROM {Seat._meta.db_table} s LEFT JOIN {User._meta.db_table} p ON p.id = s.player_id "
+        f"WHERE s.game_id = g.id)::text, "
+        f"(SELECT m.id FROM {Move._meta.db_table} m WHERE m.game_id = g.id AND m.actor_id = %s "
+        f"AND m.idempotency_key = %s AND m.idempotency_key <> ''), "
+        # The row as this statement's snapshot sees it, against the row locked: when they
+        # differ, another change committed while this one waited for the lock, and the
+        # seats and moves read along (as of the snapshot) are read again.
+        f"g.xmin::text = (SELECT x.xmin::text FROM {Game._meta.db_table} x WHERE x.id = g.id) "
+        f"FROM {Game._meta.db_table} g JOIN {User._meta.db_table} c ON c.id = g.creator_id "
+        f"WHERE g.id = %s FOR UPDATE OF g"
+    )
+    return sql, game_names, _converters(Game, game_names)
+
+
 def _lock_with_seats(game_id: int, replay_of: tuple[int, str] | None) -> tuple[Game, list[Seat], int | None]:
     """The game row locked (creator read along), its seats in seat order with their
     players (``id``, ``username``, ``is_bot`` loaded; any other field of a player is
     read when asked for) and, for ``replay_of`` = (actor id, Idempotency-Key), the id
-    of the move that actor already made with that key (None: none), in one round trip."""
+    of the move that actor already made with that key (None: none), in one round trip
+    (a plain cursor: this runs on every move, so it skips the ORM's raw-query machinery)."""
     if connection.vendor != "postgresql":
         game = _lock(game_id)
         return game, *_seats_and_replay(game, replay_of)
-    seat_columns = ", ".join(f"s.{_field(Seat, f).column}" for f in _SEAT_FIELDS)
-    player_columns = ", ".join(f"p.{f}" for f in _PLAYER_FIELDS)
-    sql = (
-        f"SELECT g.*, c.username AS creator_username, c.is_bot AS creator_is_bot, "
-        f"(SELECT coalesce(json_agg(json_build_array({seat_columns}, {player_columns}) ORDER BY s.number), '[]') "
-        f"FROM {Seat._meta.db_table} s LEFT JOIN {User._meta.db_table} p ON p.id = s.player_id "
-        f"WHERE s.game_id = g.id) AS seats_rows, "
-        f"(SELECT m.id FROM {Move._meta.db_table} m WHERE m.game_id = g.id AND m.actor_id = %s "
-        f"AND m.idempotency_key = %s AND m.idempotency_key <> '') AS replay_move_id, "
-        # The row as this statement's snapshot sees it, against the row locked: when they
-        # differ, another change committed while this one waited for the lock, and the
-        # seats and moves read along (as of the snapshot) are read again.
-        f"g.xmin::text AS locked_xmin, (SELECT x.xmin::text FROM {Game._meta.db_table} x WHERE x.id = g.id) "
-        f"AS snapshot_xmin "
-        f"FROM {Game._meta.db_table} g JOIN {User._meta.db_table} c ON c.id = g.creator_id "
-        f"WHERE g.id = %s FOR UPDATE OF g"
-    )
+    sql, game_names, converters = _lock_with_seats_sql()
     actor_id, key = replay_of if replay_of is not None else (None, "")
-    found = list(Game.objects.raw(sql, [actor_id, key, game_id]))
-    if not found:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [actor_id, key, game_id])
+        row = cursor.fetchone()
+    if row is None:
         raise GameGone(game_id)
-    game = found[0]
-    db = game._state.db
-    extra = vars(game)
+    count = len(game_names)
+    game = _from_row(Game, game_names, list(row[:count]), converters)
+    creator_username, creator_is_bot, rows, replayed, unchanged = row[count:]
     game.creator = User.from_db(
-        db, ["id", "username", "is_bot"], [game.creator_id, extra.pop("creator_username"), extra.pop("creator_is_bot")]
+        connection.alias, list(_PLAYER_FIELDS), [game.creator_id, creator_username, creator_is_bot]
     )
-    replayed = extra.pop("replay_move_id")
-    rows = extra.pop("seats_rows")
-    if extra.pop("locked_xmin") != extra.pop("snapshot_xmin"):
+    if not unchanged:
         return game, *_seats_and_replay(game, replay_of)
     seats = []
-    for row in json.loads(rows) if isinstance(rows, str) else rows:
-        seat = Seat.from_db(db, list(_SEAT_FIELDS), row[: len(_SEAT_FIELDS)])
+    for values in orjson.loads(rows):
+        seat = Seat.from_db(connection.alias, list(_SEAT_FIELDS), values[: len(_SEAT_FIELDS)])
         seat.game = game
         if seat.player_id is not None:
-            seat.player = User.from_db(db, list(_PLAYER_FIELDS), row[len(_SEAT_FIELDS) :])
+            seat.player = User.from_db(connection.alias, list(_PLAYER_FIELDS), values[len(_SEAT_FIELDS) :])
         else:
             seat.player = None
         seats.append(seat)

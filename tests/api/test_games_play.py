@@ -6,11 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rest_framework.exceptions import ValidationError
 
+from core.inputs import validated
 from games import selectors, services
 from games import views as game_views
 from games.engine import EVENT_TYPES
 from games.models import Event, Move, Seat
+from games.serializers import MoveSubmitInput, move_submit_input
 from tests.api.games_helpers import (
     DRAW,
     DRAW_SETUP,
@@ -387,3 +392,35 @@ def test_moves_after_a_number(make_table, api_client, monkeypatch):
     assert first["has_more"] is True and first["moves"] == page["moves"][:2]
     refused(api_client.get(table.action("moves"), {"after": "x"}), 400, "validation_error")
     refused(api_client.get(game_url(999999, "moves")), 404, "not_found")
+
+
+_MOVE_VALUES = st.one_of(
+    st.sampled_from(["play", "draw", "pass", "Play", "", "9-4", " 9-4", "9-4\n", "e3", "e03 ", "٣-٤", "e", "x"]),
+    st.integers(min_value=-3, max_value=2**70),
+    st.booleans(),
+    st.none(),
+    st.floats(allow_nan=False),
+    st.text(max_size=6),
+    st.lists(st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    body=st.one_of(
+        st.dictionaries(st.sampled_from(["type", "tile", "end", "expected_seq", "other"]), _MOVE_VALUES, max_size=5),
+        _MOVE_VALUES,
+    )
+)
+def test_the_move_input_fast_path_gives_what_the_serializer_gives(body: Any) -> None:
+    """``move_submit_input`` checks well-formed moves without the serializer: whatever
+    it accepts, the serializer accepts as the same move; the rest is the serializer's."""
+    try:
+        expected: Any = dict(validated(MoveSubmitInput, body))
+    except ValidationError as error:
+        expected = ("refused", error.detail)
+    try:
+        got: Any = move_submit_input(body)
+    except ValidationError as error:
+        got = ("refused", error.detail)
+    assert got == expected
