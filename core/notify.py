@@ -14,8 +14,10 @@ a client, never misleads one.
   (channel, message) of each notice (None: a notice without a message, or one whose
   message was dropped). A message from Redis is decoded once per process, and only
   when a waiter there keeps messages of its channel: a notice fans out in a process
-  as references to one decoded value. With Redis, one
-  pattern subscription per process (started with the first waiter) feeds the hub.
+  as references to one decoded value. With Redis, each loop's ``Listener`` (one
+  connection, started with the first waiter) subscribes to the channels its
+  waiters wait on, and to no other: a process hears the notices of the games and
+  accounts its streams follow, not every move of the server.
   Without Redis (the embedded default) notices from other processes never come,
   so waiters also re-read the database every ``poll_seconds()`` (short without
   Redis or while its subscription is down; a long safety net with it). When the
@@ -118,7 +120,7 @@ class Hub:
         self._lock = threading.Lock()
         self._waiters: dict[str, set[tuple[asyncio.AbstractEventLoop, Waiter]]] = defaultdict(set)
         self._keepers: dict[str, int] = defaultdict(int)  # channel -> its waiters that keep messages
-        self._listeners: dict[asyncio.AbstractEventLoop, asyncio.Task[None]] = {}
+        self._listeners: dict[asyncio.AbstractEventLoop, Listener] = {}
         self._subscribed: set[asyncio.AbstractEventLoop] = set()  # loops whose Redis subscription is live
 
     def notify(self, channels: Iterable[str], message: Any = None) -> None:
@@ -137,11 +139,12 @@ class Hub:
             with contextlib.suppress(RuntimeError):  # the loop closed in between
                 loop.call_soon_threadsafe(waiter.deliver, channel, message)
 
-    def _notify_raw(self, channel: str, data: Any) -> None:
-        """A notice from Redis: its message (JSON text) is decoded once, and only if
-        a waiter here keeps messages of ``channel``."""
+    def _notify_raw(self, channel: str, data: Any, loop: asyncio.AbstractEventLoop) -> None:
+        """A notice from Redis, heard by ``loop``'s subscription, for that loop's
+        waiters: its message (JSON text) is decoded once, and only if a waiter here
+        keeps messages of ``channel``."""
         with self._lock:
-            targets = list(self._waiters.get(channel, ()))
+            targets = [w for w in self._waiters.get(channel, ()) if w[0] is loop]
             keeps = self._keepers.get(channel, 0) > 0
         if not targets:
             return
@@ -153,16 +156,21 @@ class Hub:
 
     @asynccontextmanager
     async def subscription(self, channels: list[str], *, messages: bool = False) -> AsyncIterator[Waiter]:
+        """Wait on ``channels``: with Redis, the first waiter of a channel in this loop
+        subscribes this process to it, and the subscription is confirmed before the
+        waiter is handed over (a read after this misses no notice of another process);
+        the last one to leave unsubscribes."""
         loop = asyncio.get_running_loop()
         waiter = (loop, Waiter(keep=messages))
-        if settings.REDIS_URL:
-            self._ensure_listener(loop)
         with self._lock:
             for channel in channels:
                 self._waiters[channel].add(waiter)
                 if messages:
                     self._keepers[channel] += 1
+        listener = self._ensure_listener(loop) if settings.REDIS_URL else None
         try:
+            if listener is not None:
+                await listener.watch(channels)
             yield waiter[1]
         finally:
             with self._lock:
@@ -174,6 +182,8 @@ class Hub:
                         self._keepers[channel] -= 1
                         if self._keepers[channel] <= 0:
                             del self._keepers[channel]
+            if listener is not None:
+                listener.unwatch(channels)
 
     @property
     def listening(self) -> bool:
@@ -190,49 +200,184 @@ class Hub:
         with self._lock:
             return len({w for ws in self._waiters.values() for w in ws})
 
-    def _ensure_listener(self, loop: asyncio.AbstractEventLoop) -> None:
-        task = self._listeners.get(loop)
-        if task is None or task.done():
-            self._listeners[loop] = loop.create_task(self._listen())
+    def loop_channels(self, loop: asyncio.AbstractEventLoop) -> set[str]:
+        """The channels that waiters of ``loop`` wait on."""
+        with self._lock:
+            return {channel for channel, waiters in self._waiters.items() if any(w[0] is loop for w in waiters)}
+
+    def _ensure_listener(self, loop: asyncio.AbstractEventLoop) -> Listener:
+        listener = self._listeners.get(loop)
+        if listener is None or listener.task.done():
+            listener = self._listeners[loop] = Listener(self, loop)
+        return listener
+
+
+#: How long a new waiter waits for Redis to confirm its channels before it goes on
+#: without (it is woken once when the confirmation comes, and reads then).
+CONFIRM_SECONDS = 2.0
+
+
+class Listener:
+    """A loop's Redis subscription: the channels its waiters wait on, one by one.
+
+    Each web process hears the notices of the games and accounts its streams
+    follow, not every notice of every game (a pattern subscription made every
+    process decode every move of the server). ``cf:resync`` is always subscribed.
+    Redis confirms each SUBSCRIBE in order; a waiter is handed over once its
+    channels are confirmed (``watch``). The connection is kept for ever,
+    reconnecting after a Redis hiccup: every channel is subscribed again and every
+    waiter re-reads once (notices sent meanwhile are lost)."""
+
+    def __init__(self, hub: Hub, loop: asyncio.AbstractEventLoop) -> None:
+        self.hub = hub
+        self.loop = loop
+        self.counts: dict[str, int] = defaultdict(int)  # channel -> this loop's waiters on it
+        self.pending: dict[str, deque[asyncio.Future[None]]] = defaultdict(deque)  # SUBSCRIBEs not yet confirmed
+        self.confirmed: set[str] = set()
+        self.late: set[str] = set()  # channels whose waiters went on before the confirmation
+        self.pubsub: Any = None  # while connected
+        self.ready = asyncio.Event()  # set while connected with every channel confirmed
+        self.failing = False  # the last connection attempt failed: new waiters do not wait for the next
+        self.task = loop.create_task(self._listen())
+
+    async def watch(self, channels: list[str]) -> None:
+        """Count a waiter on ``channels``; until Redis has confirmed them (at most
+        ``CONFIRM_SECONDS``: then the waiter goes on, and is woken once they are), wait."""
+        waits = []
+        for channel in channels:
+            self.counts[channel] += 1
+            if channel in self.confirmed:
+                continue
+            queue = self.pending.get(channel)
+            if queue:  # already on its way: its confirmation is this waiter's too
+                waits.append(queue[-1])
+            else:
+                waits += self._subscribe(channel)
+        if self.pubsub is None:  # connecting: it subscribes every channel in use, then wakes the late
+            if self.failing:  # Redis is away: go on (polling), and be woken when it is back
+                self.late.update(channels)
+                return
+            waits.append(self.loop.create_task(self.ready.wait()))
+        if not waits:
+            return
+        try:
+            await asyncio.wait_for(asyncio.gather(*(asyncio.shield(w) for w in waits)), CONFIRM_SECONDS)
+        except TimeoutError:
+            self.late.update(channels)
+
+    def unwatch(self, channels: list[str]) -> None:
+        for channel in channels:
+            self.counts[channel] -= 1
+            if self.counts[channel] <= 0:
+                del self.counts[channel]
+                self.confirmed.discard(channel)
+                self._send("unsubscribe", channel)
+
+    def _subscribe(self, channel: str) -> list[asyncio.Future[None]]:
+        """Send SUBSCRIBE for ``channel`` (if connected): the future its confirmation resolves."""
+        if self.pubsub is None:
+            return []  # subscribed with every other channel in use when the connection is made
+        future: asyncio.Future[None] = self.loop.create_future()
+        self.pending[channel].append(future)
+        self._send("subscribe", channel)
+        return [future]
+
+    def _send(self, command: str, channel: str) -> None:
+        pubsub = self.pubsub
+        if pubsub is None:
+            return
+        sending = self.loop.create_task(getattr(pubsub, command)(channel))
+        sending.add_done_callback(_sent)
+
+    def _confirm(self, channel: str) -> None:
+        queue = self.pending.get(channel)
+        if queue:
+            future = queue.popleft()
+            if not future.done():
+                future.set_result(None)
+            if not queue:
+                del self.pending[channel]
+        if channel in self.counts:
+            self.confirmed.add(channel)
+        if channel in self.late:
+            self.late.discard(channel)
+            self.hub.notify([channel])  # its waiters went on without the confirmation: re-read once
 
     async def _listen(self) -> None:
-        """Feed notices published by other processes into this hub, for ever
-        (reconnecting after a Redis hiccup; waiters re-read the database anyway)."""
         import redis.asyncio as aredis
 
-        loop = asyncio.get_running_loop()
+        hub, loop = self.hub, self.loop
         while True:
             client = aredis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, health_check_interval=10)
             try:
                 async with client.pubsub() as pubsub:
-                    await pubsub.psubscribe(f"{PREFIX}*")
+                    # Every channel in use, in one command; RESYNC keeps the subscription
+                    # alive with no waiter (redis-py stops listening with no channel).
+                    channels = sorted(self.counts)
+                    await pubsub.subscribe(RESYNC, *channels)
+                    expected = {RESYNC, *channels}
+                    self.pubsub = pubsub
+                    missed = set(self.counts) - expected  # watched while the first SUBSCRIBE went out
+                    if missed:
+                        expected |= missed
+                        await pubsub.subscribe(*missed)
                     async for message in pubsub.listen():
-                        if message.get("type") == "psubscribe":
-                            if loop not in self._subscribed:
-                                self._subscribed.add(loop)
-                                self.notify_all()  # notices sent while unsubscribed are lost: re-read once
-                        elif message.get("type") == "pmessage":
-                            channel = message["channel"]
-                            channel = channel.decode() if isinstance(channel, bytes) else channel
+                        kind = message.get("type")
+                        channel = message.get("channel")
+                        channel = channel.decode() if isinstance(channel, bytes) else channel
+                        if kind == "message":
                             if channel == RESYNC:
-                                self.notify_all()  # another process's notices were lost: re-read once
+                                hub.notify_all()  # another process's notices were lost: re-read once
                             else:
-                                self._notify_raw(channel, message.get("data"))
+                                hub._notify_raw(channel, message.get("data"), loop)
+                        elif kind == "subscribe":
+                            if expected:
+                                expected.discard(channel)
+                                if channel in self.counts:
+                                    self.confirmed.add(channel)
+                                if not expected:  # connected
+                                    hub._subscribed.add(loop)
+                                    self.failing = False
+                                    # Waiters that went on without a confirmed subscription (Redis
+                                    # away, or since a lost connection) re-read once: what was
+                                    # published meanwhile did not reach them.
+                                    late, self.late = self.late, set()
+                                    hub.notify(sorted(late))
+                                    self.ready.set()
+                            else:
+                                self._confirm(channel)
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # Redis went away: waiters poll the database meanwhile
-                if loop in self._subscribed:
+                if loop in hub._subscribed:
                     log.warning(
                         "notify: Redis subscription lost (%s); waiters re-read the database every %.2f s "
                         "until it is back",
                         error,
                         settings.LIVE_POLL_SECONDS_EMBEDDED,
                     )
-                self._subscribed.discard(loop)
+                hub._subscribed.discard(loop)
+                self.failing = True
                 await asyncio.sleep(1)
             finally:
-                self._subscribed.discard(loop)
+                self.pubsub = None
+                self.ready.clear()
+                self.confirmed.clear()
+                hub._subscribed.discard(loop)
+                for queue in self.pending.values():  # their waiters go on, polling until it is back
+                    for future in queue:
+                        if not future.done():
+                            future.set_result(None)
+                self.pending.clear()
+                self.late.update(self.counts)
                 await client.aclose()
+
+
+def _sent(task: asyncio.Task[Any]) -> None:
+    """A SUBSCRIBE or UNSUBSCRIBE that could not be sent: the connection is going,
+    and the listener subscribes everything again when it is back."""
+    if not task.cancelled() and task.exception() is not None:
+        log.debug("notify: could not send a subscription change (%s)", task.exception())
 
 
 HUB = Hub()

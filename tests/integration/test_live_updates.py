@@ -323,8 +323,12 @@ def test_a_move_posted_to_one_web_process_reaches_a_stream_on_another(make_playe
 
 
 @pytest.mark.redis
-def test_account_stream_says_your_turn(make_player, web_servers, redis_url):
+def test_account_stream_says_your_turn(make_player, web_servers, redis_url, settings):
     server = web_servers(redis_url)
+    # The moves below are made in this process: their notices reach the server through
+    # Redis, as a worker's or another web process's would (the server re-reads only
+    # every LIVE_POLL_SECONDS while it hears Redis).
+    settings.REDIS_URL = redis_url
     game, players = duel(make_player)
     match = Match.from_dict(game.state)
     waiting = players[1 - match.turn]

@@ -12,6 +12,7 @@ import json
 import queue
 import threading
 import time
+import uuid
 from typing import Any
 
 import pytest
@@ -299,9 +300,12 @@ def test_a_notice_from_another_process_through_redis_brings_its_events(
     settings.REDIS_URL = redis_url
     game, players = duel(make_player)
     stream = follow(game.pk, game.seq)
-    # The first read, and the one every waiter makes when the process's subscription is live.
-    wait_for(lambda: live.HUB.listening and stream.reader.reads >= 2, DEADLINE, what="the Redis subscription")
+    # The stream is handed over once Redis has confirmed its channel: one read, no second
+    # "in case something was published while subscribing".
+    wait_for(lambda: live.HUB.listening and stream.reader.reads >= 1, DEADLINE, what="the Redis subscription")
+    stream.idle("the first read, with the subscription confirmed before it")
     reads = stream.reader.reads
+    assert reads == 1
     other = redis.Redis.from_url(redis_url)  # another process: only Redis links it to this one
     got = []
     try:
@@ -341,8 +345,8 @@ def test_a_notice_that_could_not_reach_redis_is_made_good_by_the_next_that_does(
     settings.REDIS_URL = redis_url
     game, players = duel(make_player)
     stream = follow(game.pk, game.seq)
-    wait_for(lambda: live.HUB.listening and stream.reader.reads >= 2, DEADLINE, what="the Redis subscription")
-    stream.idle("the read after subscribing")
+    wait_for(lambda: live.HUB.listening and stream.reader.reads >= 1, DEADLINE, what="the Redis subscription")
+    stream.idle("the first read, with the subscription confirmed before it")
     reads = stream.reader.reads
     move_once(game.pk, players)  # its notice: lost on the way (lost_notices)
     notify.REDIS.failed(ConnectionError("Redis went away for a moment"))
@@ -375,3 +379,35 @@ def test_keep_alives_do_not_read_the_database(make_player, quiet, lost_notices, 
     assert stream.reader.reads == 1
     settings.LIVE_POLL_SECONDS_EMBEDDED = 0.05  # now the poll is due: it reads again
     wait_for(lambda: stream.reader.reads >= 2, DEADLINE, what="the poll's read")
+
+
+@pytest.mark.redis
+def test_a_process_subscribes_to_the_channels_its_waiters_wait_on_and_no_other(settings, redis_url):
+    """No pattern subscription: a web process hears the games its streams follow, not
+    every move of the server. A waiter is handed over once Redis has confirmed its
+    channel, so a notice published the moment after is heard; the last waiter to
+    leave unsubscribes."""
+    settings.REDIS_URL = redis_url
+    followed, other = f"cf:test:{uuid.uuid4().hex}", f"cf:test:{uuid.uuid4().hex}"
+    publisher = redis.Redis.from_url(redis_url)
+
+    def subscribers(channel: str) -> int:
+        return int(dict(publisher.pubsub_numsub(channel))[channel.encode()])
+
+    async def scenario() -> None:
+        async with notify.HUB.subscription([followed]) as first:
+            assert subscribers(followed) == 1 and subscribers(other) == 0
+            assert publisher.publish(followed, "") == 1  # at once: already heard
+            await asyncio.wait_for(first.wait(), DEADLINE)
+            async with notify.HUB.subscription([followed]):  # a second waiter: no second subscription
+                assert subscribers(followed) == 1
+            assert subscribers(followed) == 1  # the first still waits
+        deadline = time.monotonic() + DEADLINE
+        while subscribers(followed) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert subscribers(followed) == 0
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        publisher.close()
