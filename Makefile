@@ -20,6 +20,9 @@ INSTALLED_DEV := $(VENV)/.installed-dev
 PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check -q
 
 SOAK_MINUTES ?= 5
+# make test runs the suite in this many pytest-xdist processes (most tests wait on
+# servers, workers and browsers they start, so two share two cores well).
+TEST_PROCESSES ?= 2
 
 .PHONY: install install-dev migrate serve lint test soak fuzz schema contract-ts
 
@@ -52,7 +55,7 @@ lint: install-dev
 	$(BIN)/python tests/contract/test_function_imports.py
 
 test: lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_PROCESSES) --dist loadfile $(PYTEST_ARGS)
 
 soak: install-dev
 	SOAK_MINUTES=$(SOAK_MINUTES) $(BIN)/python -m pytest -s -k soak tests/integration/test_serve.py $(PYTEST_ARGS)

@@ -49,7 +49,8 @@ from core.cache import REDIS
 
 log = logging.getLogger(__name__)
 
-PREFIX = "cf:"
+#: Every channel's name starts so: the deployment's ``CACHE_KEY_PREFIX`` ("cf:game:7").
+PREFIX = f"{settings.CACHE_KEY_PREFIX}:"
 #: Notices a waiter keeps until it takes them; past that, they collapse into bare notices.
 INBOX_MAX = 64
 

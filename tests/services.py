@@ -144,8 +144,12 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # Tasks sent by tests without a worker wait in memory and never run; the
     # integration tests point the app at a real Redis and start real workers.
     os.environ.setdefault("CELERY_BROKER_URL", "memory://")
-    # Servers started by the tests (which inherit the environment) on a shared Redis.
-    os.environ.setdefault("CACHE_KEY_PREFIX", CACHE_KEY_PREFIX)
+    # Servers started by the tests (which inherit the environment) on a shared Redis:
+    # their cache keys and notice channels, apart per checkout and per pytest-xdist
+    # worker (``make test`` runs two; each also has a database of its own, pytest-django's
+    # ``test_..._gw0``).
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    os.environ["CACHE_KEY_PREFIX"] = f"{CACHE_KEY_PREFIX}-{worker}" if worker else CACHE_KEY_PREFIX
     # No bot ladder rounds in the servers and workers the tests start: beat would open
     # rated bot tables at its first tick, and their moves would take the worker from
     # the test's own games. The ladder's tests turn it on where they test it.

@@ -352,11 +352,11 @@ def test_a_notice_that_could_not_reach_redis_is_made_good_by_the_next_that_does(
     notify.REDIS.failed(ConnectionError("Redis went away for a moment"))
     try:
         with contextlib.suppress(Exception):
-            notify.publish(["cf:elsewhere"])  # skipped: the breaker is open
+            notify.publish([f"{notify.PREFIX}elsewhere"])  # skipped: the breaker is open
         assert notify._Lost.flag
     finally:
         notify.REDIS.succeeded()
-    notify.publish(["cf:elsewhere"])  # gets through, with RESYNC
+    notify.publish([f"{notify.PREFIX}elsewhere"])  # gets through, with RESYNC
     assert not notify._Lost.flag
     head = seq_of(game.pk)
     assert_ids(stream.until(head), game.seq + 1, head)
@@ -388,7 +388,7 @@ def test_a_process_subscribes_to_the_channels_its_waiters_wait_on_and_no_other(s
     channel, so a notice published the moment after is heard; the last waiter to
     leave unsubscribes."""
     settings.REDIS_URL = redis_url
-    followed, other = f"cf:test:{uuid.uuid4().hex}", f"cf:test:{uuid.uuid4().hex}"
+    followed, other = f"{notify.PREFIX}test:{uuid.uuid4().hex}", f"{notify.PREFIX}test:{uuid.uuid4().hex}"
     publisher = redis.Redis.from_url(redis_url)
 
     def subscribers(channel: str) -> int:
