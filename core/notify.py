@@ -233,7 +233,7 @@ class Listener:
         self.hub = hub
         self.loop = loop
         self.counts: dict[str, int] = defaultdict(int)  # channel -> this loop's waiters on it
-        self.pending: dict[str, deque[asyncio.Future[None]]] = defaultdict(deque)  # SUBSCRIBEs not yet confirmed
+        self.pending: dict[str, deque[asyncio.Future[Any]]] = defaultdict(deque)  # SUBSCRIBEs not yet confirmed
         self.confirmed: set[str] = set()
         self.late: set[str] = set()  # channels whose waiters went on before the confirmation
         self.pubsub: Any = None  # while connected
@@ -244,7 +244,7 @@ class Listener:
     async def watch(self, channels: list[str]) -> None:
         """Count a waiter on ``channels``; until Redis has confirmed them (at most
         ``CONFIRM_SECONDS``: then the waiter goes on, and is woken once they are), wait."""
-        waits = []
+        waits: list[asyncio.Future[Any]] = []
         for channel in channels:
             self.counts[channel] += 1
             if channel in self.confirmed:
@@ -258,7 +258,7 @@ class Listener:
             if self.failing:  # Redis is away: go on (polling), and be woken when it is back
                 self.late.update(channels)
                 return
-            waits.append(self.loop.create_task(self.ready.wait()))
+            waits.append(asyncio.ensure_future(self.ready.wait()))
         if not waits:
             return
         try:
@@ -274,11 +274,11 @@ class Listener:
                 self.confirmed.discard(channel)
                 self._send("unsubscribe", channel)
 
-    def _subscribe(self, channel: str) -> list[asyncio.Future[None]]:
+    def _subscribe(self, channel: str) -> list[asyncio.Future[Any]]:
         """Send SUBSCRIBE for ``channel`` (if connected): the future its confirmation resolves."""
         if self.pubsub is None:
             return []  # subscribed with every other channel in use when the connection is made
-        future: asyncio.Future[None] = self.loop.create_future()
+        future: asyncio.Future[Any] = self.loop.create_future()
         self.pending[channel].append(future)
         self._send("subscribe", channel)
         return [future]
