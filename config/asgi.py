@@ -32,6 +32,8 @@ from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 from django.urls import get_resolver
 
+from config.routing import waits
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 asgi_app = get_asgi_application()
@@ -47,12 +49,6 @@ wsgi_app = WSGIMiddleware(
 get_resolver().url_patterns  # noqa: B018 - import every view (and its serializers) now, before the freeze
 gc.collect()
 gc.freeze()
-
-
-def waits(scope: dict[str, Any]) -> bool:
-    """Does this request wait for events (and so need the async handler)?"""
-    path = scope.get("path", "")
-    return path.endswith("/stream/") or (path.endswith("/events/") and b"wait=" in scope.get("query_string", b""))
 
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from config.routing import waits as request_waits
 from games import services, streams
 from games.engine import Match
 from games.models import Game
@@ -445,6 +446,4 @@ def test_waiting_clients_do_not_hold_up_the_rest_api(make_player, web_servers):
     ],
 )
 def test_only_waiting_requests_take_the_async_handler(path, query, waits):
-    from config.asgi import waits as request_waits
-
     assert request_waits({"type": "http", "path": path, "query_string": query}) is waits
