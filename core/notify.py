@@ -201,11 +201,6 @@ class Hub:
         with self._lock:
             return len({w for ws in self._waiters.values() for w in ws})
 
-    def loop_channels(self, loop: asyncio.AbstractEventLoop) -> set[str]:
-        """The channels that waiters of ``loop`` wait on."""
-        with self._lock:
-            return {channel for channel, waiters in self._waiters.items() if any(w[0] is loop for w in waiters)}
-
     def _ensure_listener(self, loop: asyncio.AbstractEventLoop) -> Listener:
         listener = self._listeners.get(loop)
         if listener is None or listener.task.done():
@@ -332,7 +327,9 @@ class Listener:
                             else:
                                 hub._notify_raw(channel, message.get("data"), loop)
                         elif kind == "subscribe":
-                            if expected:
+                            # The connection's own SUBSCRIBE first; a waiter's, sent while
+                            # that one's replies still come, is confirmed as usual.
+                            if channel in expected:
                                 expected.discard(channel)
                                 if channel in self.counts:
                                     self.confirmed.add(channel)

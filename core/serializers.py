@@ -3,8 +3,7 @@
 * ``FloatField``: the one float field of the API's answers. It refuses NaN and
   infinities where they are made (DRF's strict JSON would refuse them at render
   time; ``core.renderers`` no longer walks every answer looking for them, and
-  ``tests/contract/test_architecture.py`` checks that no serializer uses DRF's
-  own).
+  ``tests/core/test_renderers.py`` checks that no serializer uses DRF's own).
 * ``ProblemSerializer``, for the OpenAPI document only: responses are built by
   ``core.problems.Problem.body``; this serializer never renders anything, it only
   describes that body (component ``Problem``).
