@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import random
 import threading
@@ -43,6 +42,7 @@ from contextlib import asynccontextmanager
 from functools import lru_cache
 from typing import Any
 
+import orjson
 from django.conf import settings
 
 from core.cache import REDIS
@@ -134,7 +134,14 @@ class Hub:
 
     @staticmethod
     def _deliver(targets: list[tuple[asyncio.AbstractEventLoop, Waiter]], channel: str, message: Any) -> None:
+        try:
+            here = asyncio.get_running_loop()
+        except RuntimeError:  # a thread without a loop (a request's, a worker's)
+            here = None
         for loop, waiter in targets:
+            if loop is here:  # this loop's own listener: no wake-up of the loop (a syscall) needed
+                waiter.deliver(channel, message)
+                continue
             if loop.is_closed():
                 continue
             with contextlib.suppress(RuntimeError):  # the loop closed in between
@@ -152,7 +159,7 @@ class Hub:
         message = None
         if keeps and data:
             with contextlib.suppress(ValueError, TypeError):  # not JSON: a bare notice
-                message = json.loads(data)
+                message = orjson.loads(data)
         self._deliver(targets, channel, message)
 
     @asynccontextmanager
@@ -410,7 +417,7 @@ def publish(channels: Iterable[str], message: Any = None, *, messages: Mapping[s
     try:
         pipe = _redis().pipeline(transaction=False)
         for channel, value in notices.items():
-            pipe.publish(channel, "" if value is None else json.dumps(value, separators=(",", ":")))
+            pipe.publish(channel, b"" if value is None else orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS))
         if _Lost.flag:
             pipe.publish(RESYNC, "")
         pipe.execute()

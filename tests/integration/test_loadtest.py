@@ -164,3 +164,30 @@ def test_comparison_summary_ratios_and_json() -> None:
     document = json.loads(json.dumps(comparison.as_dict()))
     assert [run["mode"] for run in document["runs"]] == ["bare", "real", "real", "bare"]
     assert document["ratio_real_to_bare"]["moves_per_second"] == 0.5
+
+
+def test_comparison_with_idle_streams_gives_their_cost_against_the_same_minutes() -> None:
+    """With idle streams, the real path without them ran between the two: its row,
+    the idle/no-idle ratios and the two lines that say what the idle streams cost."""
+    runs = [
+        ("bare", 1, _report(300, [10.0, 20.0, 50.0], 4.0)),
+        ("no-idle", 1, _report(200, [30.0, 40.0, 80.0], 6.0)),
+        ("real", 1, _report(180, [30.0, 40.0, 100.0], 7.0)),
+        ("real", 2, _report(180, [30.0, 40.0, 100.0], 7.0)),
+        ("no-idle", 2, _report(200, [30.0, 40.0, 80.0], 6.0)),
+        ("bare", 2, _report(300, [10.0, 20.0, 50.0], 4.0)),
+    ]
+    comparison = Comparison(Options(clients=16, idle_streams=2000), 2, runs, ["web", "worker", "pg"], 4)
+
+    assert comparison.modes == ("bare", "no-idle", "real")
+    idle = comparison.ratios("real", "no-idle")
+    assert idle["moves_per_second"] == pytest.approx(0.9)
+    assert idle["p99_ms"] == pytest.approx(1.25)
+    lines = comparison.lines()
+    assert any(line.startswith("real/no-idle ") for line in lines), lines
+    assert "idle_streams_moves_per_second_ratio: 0.90" in lines
+    assert "idle_streams_p99_ratio: 1.25" in lines
+    assert lines[-3:-1] == ["real_moves_per_second: 180", "ratio_moves_per_second: 0.60"]
+    document = json.loads(json.dumps(comparison.as_dict()))
+    assert document["ratio_real_to_no_idle"]["moves_per_second"] == 0.9
+    assert set(document["summary"]) == {"bare", "no-idle", "real"}

@@ -67,8 +67,10 @@ class Follow:
             self._loop, self._task = asyncio.get_running_loop(), asyncio.current_task()
             started.set()
             frames = streams.event_stream({}, live.game_channel(self.game_id), self.reader.read, None)
-            async for frame in frames:
-                self.frames.put(frame)
+            async for chunk in frames:  # one write may carry several frames
+                for frame in chunk.split("\n\n"):
+                    if frame:
+                        self.frames.put(frame + "\n\n")
             self.frames.put(None)
 
         with contextlib.suppress(asyncio.CancelledError):

@@ -11,10 +11,13 @@ The two modes take turns, ``repeat`` times each, in the order bare, real, real,
 bare, bare, real ... (each repetition starts with the mode the previous one ended
 with: neither always goes first), on the same server and the same accounts
 (signed up once). The real runs are ``run_loadtest`` with the options given
-(``--follow``, ``--idle-streams`` ...); the bare runs have no idle streams. Each
-run warms up and measures like a load test; the server's CPU is split by group
-(``tools.loadtest.cpu.ServerCpu``). ``Comparison.lines()`` prints a row per run,
-then the median and range of each mode and their ratios.
+(``--follow``, ``--idle-streams`` ...); the bare runs have no idle streams. With
+``--idle-streams``, a third mode, ``no-idle`` (the real path without them), takes
+its turn between the two (bare, no-idle, real, real, no-idle, bare ...), so that
+what the idle streams cost is a ratio of two runs of the same minutes, not of two
+sessions. Each run warms up and measures like a load test; the server's CPU is
+split by group (``tools.loadtest.cpu.ServerCpu``). ``Comparison.lines()`` prints a
+row per run, then the median and range of each mode and their ratios.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ from tools.loadtest.runner import Account, Meter, measure, register_accounts, ru
 
 BARE = f"{API}/loadtest/bare/"
 MODES = ("bare", "real")
+#: With idle streams: the real path without them too.
+WITH_IDLE = ("bare", "no-idle", "real")
 SETTLE_SECONDS = 2.0  # between runs: what one run left going (tasks, streams closing) ends first
 #: Server CPU per move shown, and summed as ``total``: the run's own processes.
 OWN_GROUPS = ("web", "worker", "pg")
@@ -161,6 +166,10 @@ class Comparison:
     groups: list[str]
     web_workers: int | None = None
 
+    @property
+    def modes(self) -> tuple[str, ...]:
+        return WITH_IDLE if any(m == "no-idle" for m, _, _ in self.runs) else MODES
+
     def of(self, mode: str) -> list[Report]:
         return [report for m, _, report in self.runs if m == mode]
 
@@ -184,16 +193,17 @@ class Comparison:
             "cpu_ms_per_move": cpu,
         }
 
-    def ratios(self) -> dict[str, Any]:
-        """real / bare: of the medians of moves/s, p50, p99 and CPU per move (by group)."""
-        bare, real = self.summary("bare"), self.summary("real")
+    def ratios(self, mode: str = "real", to: str = "bare") -> dict[str, Any]:
+        """``mode`` / ``to`` (real / bare by default): of the medians of moves/s, p50,
+        p99 and CPU per move (by group)."""
+        bare, real = self.summary(to), self.summary(mode)
 
         def ratio(a: float | None, b: float | None, least: float = 0.0) -> float | None:
             return round(a / b, 2) if a is not None and b is not None and b > least else None
 
         per_rep = [
             r.moves_per_second / b.moves_per_second
-            for r, b in zip(self.of("real"), self.of("bare"), strict=False)
+            for r, b in zip(self.of(mode), self.of(to), strict=False)
             if b.moves_per_second
         ]
         cpu = {
@@ -218,8 +228,9 @@ class Comparison:
             "web_workers": self.web_workers,
             "order": [f"{mode} {rep}" for mode, rep, _ in self.runs],
             "runs": [{"mode": mode, "repetition": rep, **report.as_dict()} for mode, rep, report in self.runs],
-            "summary": {mode: self.summary(mode) for mode in MODES},
+            "summary": {mode: self.summary(mode) for mode in self.modes},
             "ratio_real_to_bare": self.ratios(),
+            **({"ratio_real_to_no_idle": self.ratios("real", "no-idle")} if "no-idle" in self.modes else {}),
         }
 
     def lines(self) -> list[str]:
@@ -255,22 +266,25 @@ class Comparison:
                 )
             )
         out.append("")
-        summaries = {mode: self.summary(mode) for mode in MODES}
+        summaries = {mode: self.summary(mode) for mode in self.modes}
         ratios = self.ratios()
         out.append(f"{'median':<10}{'moves/s (range)':>18}{'p50 ms':>8}{'p99 ms (range)':>20} |{cpu_head}")
-        for mode in MODES:
+        for mode in self.modes:
             s = summaries[mode]
             cpu = s["cpu_ms_per_move"]
             out.append(
                 f"{mode:<10}{_mid(s['moves_per_second'], 0):>18}{s['p50_ms']['median']:>8.1f}{_mid(s['p99_ms'], 1):>20} |"
                 + "".join(f"{_fmt(cpu[g]['median'] if g in cpu else None):>7}" for g in groups)
             )
-        per_rep = ratios["moves_per_second_by_repetition"]
-        spread = f" ({per_rep[0]:.2f}-{per_rep[1]:.2f})" if per_rep else ""
-        out.append(
-            f"{'real/bare':<10}{_fmt(ratios['moves_per_second']) + spread:>18}{_fmt(ratios['p50_ms']):>8}"
-            f"{_fmt(ratios['p99_ms']):>20} |" + "".join(f"{_fmt(ratios['cpu_per_move'].get(g)):>7}" for g in groups)
-        )
+        pairs = [("real", "bare"), *((("no-idle", "bare"), ("real", "no-idle")) if "no-idle" in self.modes else ())]
+        for mode, to in pairs:
+            r = ratios if (mode, to) == ("real", "bare") else self.ratios(mode, to)
+            per_rep = r["moves_per_second_by_repetition"]
+            spread = f" ({per_rep[0]:.2f}-{per_rep[1]:.2f})" if per_rep else ""
+            out.append(
+                f"{f'{mode}/{to}':<10}{_fmt(r['moves_per_second']) + spread:>18}{_fmt(r['p50_ms']):>8}"
+                f"{_fmt(r['p99_ms']):>20} |" + "".join(f"{_fmt(r['cpu_per_move'].get(g)):>7}" for g in groups)
+            )
         total = summaries["bare"]["cpu_ms_per_move"].get("total"), summaries["real"]["cpu_ms_per_move"].get("total")
         if total[0] and total[1]:
             out.append(
@@ -282,6 +296,10 @@ class Comparison:
         for _, _, report in self.runs:
             errors.update(report.errors)
         out.append("errors: " + (", ".join(f"{k}: {n}" for k, n in sorted(errors.items())) if errors else "0"))
+        if "no-idle" in self.modes:
+            idle = self.ratios("real", "no-idle")
+            out.append(f"idle_streams_moves_per_second_ratio: {_fmt(idle['moves_per_second'])}")
+            out.append(f"idle_streams_p99_ratio: {_fmt(idle['p99_ms'])}")
         out.append(f"bare_moves_per_second: {round(summaries['bare']['moves_per_second']['median'])}")
         out.append(f"real_moves_per_second: {round(summaries['real']['moves_per_second']['median'])}")
         out.append(f"ratio_moves_per_second: {_fmt(ratios['moves_per_second'])}")
@@ -329,13 +347,16 @@ def run_comparison(
     accounts = register_accounts(options.url, options.clients)
     bare_options = dataclasses.replace(options, idle_streams=0)
     comparison = Comparison(options, repeat, [], server_cpu.groups() if server_cpu else [], web_workers)
-    order = [mode for rep in range(repeat) for mode in (MODES if rep % 2 == 0 else MODES[::-1])]
+    modes = WITH_IDLE if options.idle_streams else MODES
+    order = [mode for rep in range(repeat) for mode in (modes if rep % 2 == 0 else modes[::-1])]
     done: Counter[str] = Counter()
     for n, mode in enumerate(order, 1):
         done[mode] += 1
         out(f"run {n}/{len(order)}: {mode} {done[mode]}")
         if mode == "bare":
             report = run_bare(bare_options, accounts, out, server_pids, server_cpu)
+        elif mode == "no-idle":
+            report = run_loadtest(bare_options, out, server_pids, accounts=accounts, server_cpu=server_cpu)
         else:
             report = run_loadtest(options, out, server_pids, accounts=accounts, server_cpu=server_cpu)
         comparison.runs.append((mode, done[mode], report))
