@@ -257,6 +257,23 @@ def shown(driver: Any, selector: str, seconds: float = 15) -> Any:
     return wait(driver, seconds).until(seen.visibility_of_element_located((By.CSS_SELECTOR, selector)))
 
 
+def click_shown(driver: Any, selector: str, seconds: float = 15) -> None:
+    """Click the element once it is shown. The page redraws what changes (a live
+    update may replace the card between finding its button and clicking it): a
+    click on an element redrawn meanwhile did not happen, and is made on the new one."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as seen
+
+    def clicked(d: Any) -> bool:
+        element = seen.visibility_of_element_located((By.CSS_SELECTOR, selector))(d)
+        if not element:
+            return False
+        element.click()  # stale: wait() looks again
+        return True
+
+    wait(driver, seconds).until(clicked, message=f"could not click {selector}")
+
+
 def stored_session(driver: Any) -> dict[str, Any]:
     local, per_tab = driver.execute_script(
         "return [localStorage.getItem('cf.session'), sessionStorage.getItem('cf.session')]"
@@ -466,8 +483,8 @@ def test_the_lobby_on_a_phone_by_keyboard_and_the_table_actions(
     shown(phone, card_selector(theirs_id, "#game-list"))
 
     # Join, then leave, someone else's table.
-    css(phone, f'{card_selector(theirs_id, "#game-list")} [data-action="join"]').click()
-    shown(phone, f'{card_selector(theirs_id)} [data-action="leave"]').click()
+    click_shown(phone, f'{card_selector(theirs_id, "#game-list")} [data-action="join"]')
+    click_shown(phone, f'{card_selector(theirs_id)} [data-action="leave"]')
     wait(phone).until(lambda d: not d.find_elements("css selector", card_selector(theirs_id)))
     assert [s["player"] for s in embedded.api("GET", f"/games/{theirs_id}/")[1]["game"]["seats"]][1:] == [None, None]
 
@@ -517,7 +534,7 @@ def test_the_lobby_on_a_phone_by_keyboard_and_the_table_actions(
     status, short = request(embedded.port, "POST", "/api/v1/games/", {"ruleset": {"players": 3}}, token=token)
     assert status == 201
     phone.refresh()
-    shown(phone, f'{card_selector(short["game"]["id"])} [data-action="start"]').click()
+    click_shown(phone, f'{card_selector(short["game"]["id"])} [data-action="start"]')
     assert "empty" in alert_text(phone)
     assert css(phone, "#alerts [data-testid=alert]").get_attribute("data-code") == "seats_not_filled"
     check_requests_against_contract(phone)
