@@ -14,7 +14,9 @@ a client, never misleads one.
   (channel, message) of each notice (None: a notice without a message, or one whose
   message was dropped). A message from Redis is decoded once per process, and only
   when a waiter there keeps messages of its channel: a notice fans out in a process
-  as references to one decoded value. With Redis, each loop's ``Listener`` (one
+  as references to one decoded value; a process drops the notices it published
+  itself when Redis brings them back (it woke its own waiters when it published).
+  With Redis, each loop's ``Listener`` (one
   connection, started with the first waiter) subscribes to the channels its
   waiters wait on, and to no other: a process hears the notices of the games and
   accounts its streams follow, not every move of the server.
@@ -34,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
 import threading
 from collections import defaultdict, deque
@@ -83,6 +86,31 @@ def spread(seconds: float) -> float:
 
 
 Notice = tuple[str, Any]  # (channel, message or None)
+
+
+class _Origin:
+    """This process's mark on what it publishes to Redis (``@<mark>;`` before the
+    message): ``publish`` has woken this process's own waiters already, so its
+    listeners drop their own notices when Redis brings them back - a wake, a
+    parse and a read of the frames already sent, per move and follower here.
+    New in every process (a forked worker does not inherit its parent's)."""
+
+    mark = b""
+    pid = 0
+
+    @classmethod
+    def own(cls) -> bytes:
+        if cls.pid != os.getpid():
+            cls.pid, cls.mark = os.getpid(), b"@%d.%s;" % (os.getpid(), os.urandom(4).hex().encode())
+        return cls.mark
+
+
+def _untag(data: Any) -> tuple[bool, Any]:
+    """(published by this process?, the message's JSON text) of what Redis brought."""
+    if isinstance(data, bytes) and data[:1] == b"@":
+        mark, _, rest = data.partition(b";")
+        return mark + b";" == _Origin.own(), rest
+    return False, data
 
 
 class Waiter(asyncio.Event):
@@ -150,7 +178,11 @@ class Hub:
     def _notify_raw(self, channel: str, data: Any, loop: asyncio.AbstractEventLoop) -> None:
         """A notice from Redis, heard by ``loop``'s subscription, for that loop's
         waiters: its message (JSON text) is decoded once, and only if a waiter here
-        keeps messages of ``channel``."""
+        keeps messages of ``channel``. A notice this process published is dropped:
+        ``publish`` delivered it here already."""
+        own, data = _untag(data)
+        if own:
+            return
         with self._lock:
             targets = [w for w in self._waiters.get(channel, ()) if w[0] is loop]
             keeps = self._keepers.get(channel, 0) > 0
@@ -416,8 +448,10 @@ def publish(channels: Iterable[str], message: Any = None, *, messages: Mapping[s
         return
     try:
         pipe = _redis().pipeline(transaction=False)
+        mark = _Origin.own()
         for channel, value in notices.items():
-            pipe.publish(channel, b"" if value is None else orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS))
+            body = b"" if value is None else orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+            pipe.publish(channel, mark + body)
         if _Lost.flag:
             pipe.publish(RESYNC, "")
         pipe.execute()

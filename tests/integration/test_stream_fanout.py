@@ -413,3 +413,34 @@ def test_a_process_subscribes_to_the_channels_its_waiters_wait_on_and_no_other(s
         asyncio.run(scenario())
     finally:
         publisher.close()
+
+
+@pytest.mark.redis
+def test_a_process_drops_its_own_notices_when_redis_brings_them_back(settings, redis_url):
+    """``publish`` wakes this process's waiters at once; the copy Redis sends back to
+    this process's subscription is not delivered again (a second wake and parse per
+    move and follower), while another process's notice on the channel is. Redis sends
+    a subscriber what it is published in the order it gets it, so once the other
+    process's notice is here, the echo of ours would have come before it."""
+    settings.REDIS_URL = redis_url
+    channel = f"{notify.PREFIX}test:{uuid.uuid4().hex}"
+    other = redis.Redis.from_url(redis_url)  # another process: only Redis links it to this one
+
+    async def scenario() -> list[notify.Notice]:
+        async with notify.HUB.subscription([channel], messages=True) as waiter:
+            assert notify.HUB.listening
+            await asyncio.to_thread(notify.publish, [channel], {"mine": 1})
+            assert other.publish(channel, json.dumps({"theirs": 2})) == 1
+            got: list[notify.Notice] = []
+            deadline = time.monotonic() + DEADLINE
+            while not any(m == {"theirs": 2} for _, m in got) and time.monotonic() < deadline:
+                await asyncio.wait_for(waiter.wait(), DEADLINE)
+                waiter.clear()  # before taking: a notice after this sets it again
+                got += waiter.take()
+            return got
+
+    try:
+        got = asyncio.run(scenario())
+    finally:
+        other.close()
+    assert got == [(channel, {"mine": 1}), (channel, {"theirs": 2})]
