@@ -113,6 +113,13 @@ def _untag(data: Any) -> tuple[bool, Any]:
     return False, data
 
 
+def message_of(data: Any) -> Any:
+    """The message of a notice as Redis carries it (the data of a pub/sub message on
+    one of these channels), for a reader of its own (``bench_bots``); None: a bare notice."""
+    text = _untag(data)[1]
+    return orjson.loads(text) if text else None
+
+
 class Waiter(asyncio.Event):
     """What a subscription yields: set by every notice on its channels; with an
     inbox (``messages=True``), it also keeps the notices until ``take()``."""

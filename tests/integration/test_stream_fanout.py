@@ -444,3 +444,26 @@ def test_a_process_drops_its_own_notices_when_redis_brings_them_back(settings, r
     finally:
         other.close()
     assert got == [(channel, {"mine": 1}), (channel, {"theirs": 2})]
+
+
+@pytest.mark.redis
+def test_a_reader_of_its_own_decodes_what_publish_sends_through_redis(settings, redis_url):
+    """A reader that subscribes on its own (``bench_bots``) gets the message back with
+    ``notify.message_of``, the process's mark taken off; a bare notice is None."""
+    settings.REDIS_URL = redis_url
+    channel = f"{notify.PREFIX}test:{uuid.uuid4().hex}"
+    reader = redis.Redis.from_url(redis_url).pubsub(ignore_subscribe_messages=True)
+    try:
+        reader.subscribe(channel)
+        assert reader.get_message(timeout=DEADLINE) is None  # the confirmation, ignored
+        notify.publish([channel], {"game": 7, "seq": 3})
+        notify.publish([channel])
+        got = []
+        deadline = time.monotonic() + DEADLINE
+        while len(got) < 2 and time.monotonic() < deadline:
+            message = reader.get_message(timeout=1)
+            if message is not None:
+                got.append(notify.message_of(message["data"]))
+    finally:
+        reader.close()
+    assert got == [{"game": 7, "seq": 3}, None]

@@ -18,7 +18,6 @@ The last two lines are ``bot_reply_p50_ms: N`` and ``bot_reply_p99_ms: N``.
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import subprocess
@@ -31,6 +30,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
+from core import notify
 from core.processes import celery_command
 from games import services
 from games.engine import Match
@@ -165,8 +165,8 @@ class Command(BaseCommand):
                 # None also comes for (ignored) subscribe confirmations: wait on until the deadline.
                 message = pubsub.get_message(timeout=max(0.0, deadline - time.monotonic()))
                 if message is not None:
-                    notice = json.loads(message["data"])
-                    if notice["game"] == game.pk and notice["seq"] > human_seq:
+                    notice = notify.message_of(message["data"])
+                    if isinstance(notice, dict) and notice.get("game") == game.pk and notice["seq"] > human_seq:
                         break
                 elif time.monotonic() > deadline:
                     game = Game.objects.get(pk=game.pk)
