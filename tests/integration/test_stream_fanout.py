@@ -458,7 +458,7 @@ def test_a_reader_of_its_own_decodes_what_publish_sends_through_redis(settings, 
         assert reader.get_message(timeout=DEADLINE) is None  # the confirmation, ignored
         notify.publish([channel], {"game": 7, "seq": 3})
         notify.publish([channel])
-        got = []
+        got: list[Any] = []
         deadline = time.monotonic() + DEADLINE
         while len(got) < 2 and time.monotonic() < deadline:
             message = reader.get_message(timeout=1)
