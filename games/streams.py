@@ -209,12 +209,17 @@ class _GameReader:
         more, state = await self._from_database()
         return messages + more, state
 
+    def _read(self) -> tuple[list[str], dict[str, Any]]:
+        """The feeds' frames and the page of events: one borrowing of a thread and a
+        connection for both (``db_call``)."""
+        feed_frames = []
+        if self.feeds is not None and game_feeds.feeds():
+            feed_frames = game_feeds.frames(self.game_id, self.viewer, self.feeds)
+        return feed_frames, selectors.event_page(game_id=self.game_id, after=self.after)
+
     async def _from_database(self) -> tuple[list[str], str]:
         self.reads += 1
-        messages = []
-        if self.feeds is not None and game_feeds.feeds():
-            messages += await db_call(game_feeds.frames, self.game_id, self.viewer, self.feeds)
-        page = await db_call(selectors.event_page, game_id=self.game_id, after=self.after)
+        messages, page = await db_call(self._read)
         for event in page["events"]:
             messages.append(event_frame(event))
             self.after = event.seq
