@@ -105,6 +105,10 @@ async def event_stream(
     with credentials closes as soon as they are no good any more (a revoked token,
     a suspended account): a client that reconnects then gets 401. With
     ``LIVE_STREAM_MAX_SECONDS`` set, the stream closes after that long (between reads)."""
+    # The snapshot as text at once: an open stream keeps one string, not the game's
+    # view (hundreds of objects that every full collection of the heap would walk).
+    opening = retry_hint() + sse(snapshot, event="snapshot")
+    del snapshot
     loop = asyncio.get_running_loop()
     keepalive = settings.LIVE_KEEPALIVE_SECONDS
     closes_at = loop.time() + settings.LIVE_STREAM_MAX_SECONDS if settings.LIVE_STREAM_MAX_SECONDS else None
@@ -125,7 +129,8 @@ async def event_stream(
         HUB.subscription([channel, *watched], messages=True) as wake,
         HUB.subscription(watched) as changed,
     ):
-        yield retry_hint() + sse(snapshot, event="snapshot")
+        yield opening
+        del opening
         next_ping = loop.time() + keepalive
         # Read when a notice came, when the last read said there is more, and else
         # every poll interval (this stream's own share of it, so that streams opened

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import queue
 import threading
 import time
 import uuid
+import weakref
 from typing import Any
 
 import pytest
@@ -467,3 +469,27 @@ def test_a_reader_of_its_own_decodes_what_publish_sends_through_redis(settings, 
     finally:
         reader.close()
     assert got == [{"game": 7, "seq": 3}, None]
+
+
+def test_an_open_stream_keeps_its_snapshot_as_text_only(quiet):
+    """The game's view a stream opened with is sent and dropped: a stream that stays
+    open for hours does not keep hundreds of objects for every full collection to walk."""
+
+    class Snapshot(dict):  # a dict that a weak reference can watch
+        pass
+
+    async def read(notices: list[notify.Notice]) -> tuple[list[str], str]:
+        return [], streams.WAIT
+
+    async def scenario() -> None:
+        snapshot = Snapshot(game={"id": 7, "seq": 3})
+        dropped = weakref.ref(snapshot)
+        frames = streams.event_stream(snapshot, live.game_channel(7), read, None)
+        del snapshot
+        first = await frames.__anext__()
+        assert 'event: snapshot\ndata: {"game":{"id":7,"seq":3}}' in first
+        gc.collect()
+        assert dropped() is None  # the stream is open, and holds the text alone
+        await frames.aclose()
+
+    asyncio.run(scenario())
