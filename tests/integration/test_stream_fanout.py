@@ -15,6 +15,7 @@ import threading
 import time
 import uuid
 import weakref
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import pytest
@@ -485,6 +486,7 @@ def test_an_open_stream_keeps_its_snapshot_as_text_only(quiet):
         snapshot = Snapshot(game={"id": 7, "seq": 3})
         dropped = weakref.ref(snapshot)
         frames = streams.event_stream(snapshot, live.game_channel(7), read, None)
+        assert isinstance(frames, AsyncGenerator)
         del snapshot
         first = await frames.__anext__()
         assert 'event: snapshot\ndata: {"game":{"id":7,"seq":3}}' in first
