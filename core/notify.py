@@ -88,28 +88,27 @@ def spread(seconds: float) -> float:
 Notice = tuple[str, Any]  # (channel, message or None)
 
 
+def _new_mark() -> bytes:
+    return b"@%d.%s;" % (os.getpid(), os.urandom(4).hex().encode())
+
+
 class _Origin:
     """This process's mark on what it publishes to Redis (``@<mark>;`` before the
     message): ``publish`` has woken this process's own waiters already, so its
     listeners drop their own notices when Redis brings them back - a wake, a
     parse and a read of the frames already sent, per move and follower here.
-    New in every process (a forked worker does not inherit its parent's)."""
+    New in every process: a forked worker (gunicorn's, Celery's) makes its own."""
 
-    mark = b""
-    pid = 0
+    mark = _new_mark()
 
-    @classmethod
-    def own(cls) -> bytes:
-        if cls.pid != os.getpid():
-            cls.pid, cls.mark = os.getpid(), b"@%d.%s;" % (os.getpid(), os.urandom(4).hex().encode())
-        return cls.mark
+
+os.register_at_fork(after_in_child=lambda: setattr(_Origin, "mark", _new_mark()))
 
 
 def _untag(data: Any) -> tuple[bool, Any]:
     """(published by this process?, the message's JSON text) of what Redis brought."""
     if isinstance(data, bytes) and data[:1] == b"@":
-        mark, _, rest = data.partition(b";")
-        return mark + b";" == _Origin.own(), rest
+        return data.startswith(_Origin.mark), data.partition(b";")[2]
     return False, data
 
 
@@ -455,7 +454,7 @@ def publish(channels: Iterable[str], message: Any = None, *, messages: Mapping[s
         return
     try:
         pipe = _redis().pipeline(transaction=False)
-        mark = _Origin.own()
+        mark = _Origin.mark
         for channel, value in notices.items():
             body = b"" if value is None else orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
             pipe.publish(channel, mark + body)
