@@ -131,7 +131,9 @@ class MoveSource(models.TextChoices):
 class Move(models.Model):
     """One accepted move, in order: with ruleset + seed + setup it replays the match."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    # No index of its own: ``move_unique_number`` (game, number) serves every
+    # lookup by game, and each index is one more insert on every move.
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves", db_index=False)
     number = models.PositiveIntegerField(help_text="1, 2, ... within the game.")
     seq = models.PositiveIntegerField(help_text="Sequence number of the move's first event.")
     round = models.PositiveSmallIntegerField()
@@ -162,7 +164,8 @@ class Move(models.Model):
 class Event(models.Model):
     """The public event log: everything a spectator may know, numbered by ``seq``."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    # No index of its own: ``event_unique_seq`` (game, seq) serves every lookup by game.
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events", db_index=False)
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=32)
     data = models.JSONField()

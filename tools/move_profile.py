@@ -1,7 +1,7 @@
 """The CPU of one move in-process, against the bare locked write, and where it goes.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cf_profile REDIS_URL=redis://127.0.0.1:6379/9 \\
-        .venv/bin/python tools/move_profile.py [--moves 600] [--profile real|bare] [--top 25]
+        .venv/bin/python tools/move_profile.py [--moves 600] [--profile real|bare] [--top 25] [--dump FILE]
 
 Both requests go through Django's whole WSGI stack in this process (the test
 client: every middleware, DRF, the token authentication, the rate limit, the
@@ -39,6 +39,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=600, help="requests of each kind measured (default 600)")
     parser.add_argument("--profile", choices=("real", "bare"), help="then profile this many requests of one kind")
     parser.add_argument("--top", type=int, default=25, help="functions shown per profile table (default 25)")
+    parser.add_argument("--dump", metavar="FILE", help="also write the profile there (pstats format, for callers/callees)")
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
@@ -81,6 +82,8 @@ def main() -> None:
             request()
         profile.disable()
         stats = pstats.Stats(profile)
+        if args.dump:
+            stats.dump_stats(args.dump)
         for key in ("cumulative", "tottime"):
             print(f"\n{args.profile}, {args.moves} requests, by {key} CPU:")
             stats.sort_stats(key).print_stats(args.top)

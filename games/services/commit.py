@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import orjson
@@ -226,27 +226,42 @@ def _write(game: Game, fields: list[str], moves: list[Move], events: list[Event]
         Event.objects.bulk_create(events)
         game.save(update_fields=fields)
         return
-    quote = connection.ops.quote_name
-    parts, params = [], []
+    params = []
     for model, rows in ((Move, moves), (Event, events)):
-        if not rows:
+        columns = _insert_columns(model)
+        params += [f.get_db_prep_save(getattr(row, f.attname), connection) for row in rows for f in columns]
+    targets = [_field(Game, name) for name in fields]
+    params += [f.get_db_prep_save(getattr(game, f.attname), connection) for f in targets]
+    with connection.cursor() as cursor:
+        cursor.execute(_write_sql(tuple(fields), len(moves), len(events)), [*params, game.pk])
+
+
+@cache
+def _insert_columns(model: type[Model]) -> list[Field[Any, Any]]:
+    return [f for f in model._meta.concrete_fields if not f.primary_key]
+
+
+@lru_cache(maxsize=256)  # shapes are few: the fields a change sets, 0-1 moves, a handful of events
+def _write_sql(fields: tuple[str, ...], moves: int, events: int) -> str:
+    """``_write``'s statement (PostgreSQL) for these game fields and this many new
+    moves and events: written out once per shape, not on every move."""
+    quote = connection.ops.quote_name
+    parts = []
+    for model, count in ((Move, moves), (Event, events)):
+        if not count:
             continue
-        columns = [f for f in model._meta.concrete_fields if not f.primary_key]
-        values = ", ".join("(" + ", ".join(["%s"] * len(columns)) + ")" for _ in rows)
+        columns = _insert_columns(model)
+        values = ", ".join("(" + ", ".join(["%s"] * len(columns)) + ")" for _ in range(count))
         parts.append(
             f"{quote(model._meta.db_table + '_new')} AS (INSERT INTO {quote(model._meta.db_table)} "
             f"({', '.join(quote(str(f.column)) for f in columns)}) VALUES {values})"
         )
-        params += [f.get_db_prep_save(getattr(row, f.attname), connection) for row in rows for f in columns]
     targets = [_field(Game, name) for name in fields]
     head = f"WITH {', '.join(parts)} " if parts else ""
-    sql = (
+    return (
         f"{head}UPDATE {quote(Game._meta.db_table)} SET {', '.join(f'{quote(str(f.column))} = %s' for f in targets)} "
         f"WHERE {quote(str(_field(Game, 'id').column))} = %s"
     )
-    params += [f.get_db_prep_save(getattr(game, f.attname), connection) for f in targets]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, game.pk])
 
 
 class GameGone(GameError):

@@ -37,13 +37,14 @@ that follow each other on one server then skip the slow sign-ups.
 
 from __future__ import annotations
 
-import json
 import queue
 import random
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from tools.loadtest.connection import Http, error_key
 from tools.loadtest.follow import GameStreams
@@ -253,7 +254,7 @@ class Client(threading.Thread):
         if status != 200:
             self._fail(started, status, payload)
             return
-        self._apply_view(slot, json.loads(payload))
+        self._apply_view(slot, orjson.loads(payload))
 
     def _long_poll(self) -> None:
         """Wait on one game's event log until something happens, then GET it: the
@@ -274,7 +275,7 @@ class Client(threading.Thread):
         if status != 200:
             self._fail(started, status, payload)
             return
-        if json.loads(payload).get("seq", slot.seq) > slot.seq:
+        if orjson.loads(payload).get("seq", slot.seq) > slot.seq:
             self._refresh(slot)
         else:  # nothing new: the server does not hold long-polls, or the wait ran out
             self._drain_inbox(block=False)
@@ -296,7 +297,7 @@ class Client(threading.Thread):
             return
         if self.run_state.in_window(done):
             self.samples.append((done, (done - started) * 1000))
-        view = json.loads(payload)["game"]
+        view = orjson.loads(payload)["game"]
         self._apply_view(slot, view)
         if slot.finished:
             self.run_state.count_game(finished=1)
@@ -343,7 +344,7 @@ def sign_up(http: Http, username: str) -> str:
 
 def _loads(payload: bytes) -> dict[str, Any]:
     try:
-        value = json.loads(payload)
+        value = orjson.loads(payload)
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}

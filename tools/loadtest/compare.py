@@ -23,7 +23,6 @@ row per run, then the median and range of each mode and their ratios.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import random
 import statistics
@@ -33,6 +32,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from tools.loadtest.clients import Run
 from tools.loadtest.connection import Http, error_key
@@ -400,6 +401,6 @@ def _cores() -> int:
 def _current_seq(payload: bytes, default: int) -> int:
     """The row's seq in a ``409 stale_seq`` answer."""
     try:
-        return int(json.loads(payload)["current_seq"])
+        return int(orjson.loads(payload)["current_seq"])
     except (ValueError, KeyError, TypeError):
         return default

@@ -5,9 +5,10 @@ and how a failed answer is counted."""
 from __future__ import annotations
 
 import http.client
-import json
 import time
 from typing import Any
+
+import orjson
 
 from tools.loadtest.options import LoadTestError
 
@@ -32,7 +33,7 @@ class Http:
         if token:
             headers["Authorization"] = f"Bearer {token}"
         if body is not None:
-            data = json.dumps(body).encode()
+            data = orjson.dumps(body)
             headers["Content-Type"] = "application/json"
         if time.monotonic() - self.last_used > self.IDLE_SECONDS:
             self.conn.close()  # http.client connects again on the next request
@@ -55,7 +56,7 @@ class Http:
         status, payload = self.request(method, path, token, body)
         if status != expect:
             raise LoadTestError(f"{method} {path} answered {status}: {payload[:300]!r}")
-        return json.loads(payload) if payload else None
+        return orjson.loads(payload) if payload else None
 
     def close(self) -> None:
         self.conn.close()
@@ -66,7 +67,7 @@ def error_key(status: int, payload: bytes) -> str:
     if status == 0:
         return "connection_error"
     try:
-        code = json.loads(payload).get("code", "")
+        code = orjson.loads(payload).get("code", "")
     except (ValueError, AttributeError):
         code = ""
     return f"{status} {code}".strip()

@@ -11,13 +11,14 @@ that ends (``event: end``, or 204 once the game is over) is not."""
 from __future__ import annotations
 
 import asyncio
-import json
 import queue
 import threading
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from typing import Any
+
+import orjson
 
 from tools.loadtest.options import API
 
@@ -139,7 +140,7 @@ class GameStreams:
 def _snapshot_seq(data: str) -> int | None:
     """The game's seq in a snapshot (``{"game": {"seq": N, ...}, ...}``), if it says."""
     try:
-        seq = json.loads(data)["game"]["seq"]
+        seq = orjson.loads(data)["game"]["seq"]
     except (ValueError, KeyError, TypeError):
         return None
     return seq if isinstance(seq, int) else None

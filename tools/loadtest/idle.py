@@ -9,10 +9,11 @@ measured this way, apart from the moves."""
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import threading
 from collections import Counter
+
+import orjson
 
 from tools.loadtest.options import API
 
@@ -148,7 +149,7 @@ class IdleStreams:
                     self.refused[str(status)] += 1
                     await asyncio.sleep(1)
                     continue
-                after = max(after, json.loads(body).get("seq", after))
+                after = max(after, orjson.loads(body).get("seq", after))
                 wait = self.wait
                 if headers.get("connection", "").lower() == "close":
                     writer.close()
