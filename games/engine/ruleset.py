@@ -8,7 +8,7 @@ worth 50.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .errors import RulesetError
@@ -110,7 +110,8 @@ class Ruleset:
         return self.set_max - round_index
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # Every setting is a number or None: no ``asdict`` (a recursive deep copy) on every move.
+        return {name: getattr(self, name) for name in _SETTINGS}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> Ruleset:
@@ -120,8 +121,10 @@ class Ruleset:
                 "invalid_ruleset", f"A ruleset is a JSON object of settings (got {type(data).__name__})."
             )
         data = dict(data or {})
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(set(data) - set(_SETTINGS))
         if unknown:
             raise RulesetError("invalid_ruleset", f"Unknown ruleset setting(s): {', '.join(unknown)}.")
         return cls(**data)
+
+
+_SETTINGS = tuple(f.name for f in fields(Ruleset))  # the names, in order
