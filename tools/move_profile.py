@@ -39,7 +39,9 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=600, help="requests of each kind measured (default 600)")
     parser.add_argument("--profile", choices=("real", "bare"), help="then profile this many requests of one kind")
     parser.add_argument("--top", type=int, default=25, help="functions shown per profile table (default 25)")
-    parser.add_argument("--dump", metavar="FILE", help="also write the profile there (pstats format, for callers/callees)")
+    parser.add_argument(
+        "--dump", metavar="FILE", help="also write the profile there (pstats format, for callers/callees)"
+    )
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
