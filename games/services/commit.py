@@ -237,8 +237,9 @@ def _write(game: Game, fields: list[str], moves: list[Move], events: list[Event]
 
 
 @cache
-def _insert_columns(model: type[Model]) -> list[Field[Any, Any]]:
-    return [f for f in model._meta.concrete_fields if not f.primary_key]
+def _insert_columns(model: type[Model]) -> tuple[Field[Any, Any], ...]:
+    """The columns ``_write`` inserts of ``model`` (all but the key), shared by every call: a tuple."""
+    return tuple(f for f in model._meta.concrete_fields if not f.primary_key)
 
 
 @lru_cache(maxsize=256)  # shapes are few: the fields a change sets, 0-1 moves, a handful of events
