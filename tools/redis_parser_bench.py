@@ -3,10 +3,10 @@ hiredis (its C parser, which it uses by itself once installed), interleaved.
 
     python tools/redis_parser_bench.py [rounds]     # REDIS_URL, default redis://127.0.0.1:6379/12
 
-A round is the Redis work of one move on the server: the two rate limits'
-counters (``core.limits``: increment, expiry, the previous window, for each) in
-one pipeline, and the move's notices (``core.notify.publish``: three channels)
-in another. Prints the process CPU per round of each parser, median of six
+A round is the Redis work of one move on the server: its rate limit's counters
+(``core.limits``, the ``moves`` scope, the only throttle of a move: increment,
+expiry, the previous window) in one pipeline, and the move's notices
+(``core.notify.publish``: three channels) in another. Prints the process CPU per round of each parser, median of six
 alternating runs (the machine's speed drifts: compare only within one run)."""
 
 from __future__ import annotations
@@ -33,10 +33,9 @@ NOTICE = orjson.dumps(
 
 def one_move(client: redis.Redis) -> None:
     pipe = client.pipeline(transaction=False)
-    for scope in ("user", "burst"):
-        pipe.incr(f"bench:limit:{scope}:1:100")
-        pipe.expire(f"bench:limit:{scope}:1:100", 120)
-        pipe.get(f"bench:limit:{scope}:1:99")
+    pipe.incr("bench:limit:moves:1:100")
+    pipe.expire("bench:limit:moves:1:100", 120, nx=True)
+    pipe.get("bench:limit:moves:1:99")
     pipe.execute()
     pipe = client.pipeline(transaction=False)
     for channel in ("bench:game:7", "bench:user:1", "bench:user:2"):
