@@ -63,6 +63,11 @@ INBOX_MAX = 64
 RESYNC = f"{PREFIX}resync"
 
 
+#: "An account's credentials changed" (its id as message), for every process's
+#: token cache (``players.token_cache``), besides the account's own ``auth_channel``.
+AUTH = f"{PREFIX}auth"
+
+
 def user_channel(user_id: int) -> str:
     return f"{PREFIX}user:{user_id}"
 

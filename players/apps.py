@@ -6,5 +6,6 @@ class PlayersConfig(AppConfig):
     name = "players"
 
     def ready(self) -> None:
-        # Registers the OpenAPI security scheme of ApiTokenAuthentication.
-        from players import schema  # noqa: F401
+        # schema: the OpenAPI security scheme of ApiTokenAuthentication;
+        # signals: saves of accounts and tokens tell token caches and streams.
+        from players import schema, signals  # noqa: F401

@@ -12,6 +12,8 @@ from core.problems import WWW_AUTHENTICATE
 from players import selectors, services
 from players.errors import PlayerError
 from players.models import ApiToken, User
+from players.token_cache import CACHE
+from players.tokens import token_digest
 
 KEYWORDS = ("bearer", "token")
 
@@ -20,7 +22,12 @@ class ApiTokenAuthentication(BaseAuthentication):
     """Authenticates API tokens; refuses revoked tokens and suspended accounts.
 
     A request without such a header is left to the next authenticator (session).
+    With Redis, a token that authenticated is remembered by this process
+    (``players.token_cache``, revocations pushed), so that most requests do not
+    read it from the database; ``cached = False`` reads it every time.
     """
+
+    cached = True
 
     def authenticate(self, request: Request) -> tuple[User, ApiToken] | None:
         parts = get_authorization_header(request).split()
@@ -28,13 +35,32 @@ class ApiTokenAuthentication(BaseAuthentication):
             return None
         if len(parts) != 2:
             raise exceptions.AuthenticationFailed("Malformed Authorization header: expected 'Bearer <token>'.")
-        token = selectors.token_get_active(secret=parts[1].decode("latin-1"))
+        secret = parts[1].decode("latin-1")
+        if not (self.cached and CACHE.enabled()):
+            token = self._check(selectors.token_get_active(secret=secret))
+            services.token_mark_used(token=token)
+            return token.user, token
+        digest = token_digest(secret)
+        cached = CACHE.get(digest)
+        if cached is None:
+            generation = CACHE.generation()
+            token = self._check(selectors.token_get_active(secret=secret))
+            CACHE.put(digest, token, generation=generation)
+        else:
+            token = cached
+        used = token.last_used_at
+        services.token_mark_used(token=token)
+        if token.last_used_at is not used:
+            CACHE.touch(digest, token.last_used_at)
+        return token.user, token
+
+    @staticmethod
+    def _check(token: ApiToken | None) -> ApiToken:
         if token is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked API token.")
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed("This account is suspended.")
-        services.token_mark_used(token=token)
-        return token.user, token
+        return token
 
     def authenticate_header(self, request: Request) -> str:
         return WWW_AUTHENTICATE

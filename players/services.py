@@ -19,6 +19,7 @@ from core.limits import Limit
 from players import login
 from players.errors import PlayerCode, PlayerError
 from players.models import ApiToken, User
+from players.token_cache import CACHE
 from players.tokens import token_digest, token_generate
 
 #: ``last_used_at`` is written at most this often, not on every request.
@@ -99,16 +100,23 @@ def token_create(*, user: User, name: str, now: datetime | None = None) -> Issue
     return IssuedToken(token=token, secret=secret)
 
 
-def _tell_streams(user_id: int) -> None:
-    """Once committed: the account's credentials changed - its open streams re-check
-    that they may go on (and close if not), in every web process."""
-    transaction.on_commit(lambda: notify.publish([notify.auth_channel(user_id)]))
+def credentials_changed(user_id: int) -> None:
+    """The account's tokens or standing changed: this process forgets its cached
+    tokens at once; once committed, every web process does, and the account's open
+    streams re-check that they may go on (and close if not). Every save of an
+    account or a token calls it (``players.signals``); a bulk update must too."""
+    CACHE.forget(user_id)
+
+    def tell() -> None:
+        CACHE.forget(user_id)  # again: a request may have read the old row meanwhile
+        notify.publish([notify.auth_channel(user_id), notify.AUTH], messages={notify.AUTH: user_id})
+
+    transaction.on_commit(tell)
 
 
 def token_revoke(*, token: ApiToken, now: datetime | None = None) -> None:
     token.revoked_at = now or timezone.now()
-    token.save(update_fields=["revoked_at"])
-    _tell_streams(token.user_id)
+    token.save(update_fields=["revoked_at"])  # credentials_changed, by players.signals
 
 
 def token_mark_used(*, token: ApiToken, now: datetime | None = None) -> None:
@@ -127,14 +135,13 @@ def user_set_active(*, user: User, is_active: bool) -> None:
     """Suspend (``False``) or reinstate an account. A suspended account cannot
     log in, and its sessions and tokens are refused (``ApiTokenAuthentication``)."""
     user.is_active = is_active
-    user.save(update_fields=["is_active"])
-    _tell_streams(user.pk)
+    user.save(update_fields=["is_active"])  # credentials_changed, by players.signals
 
 
 def tokens_revoke_all(*, user: User, now: datetime | None = None) -> int:
     """Revoke every active token of ``user``; returns how many there were."""
     revoked = ApiToken.objects.filter(user=user, revoked_at__isnull=True).update(revoked_at=now or timezone.now())
-    _tell_streams(user.pk)
+    credentials_changed(user.pk)
     return revoked
 
 

@@ -15,6 +15,10 @@ LOGIN_LOCK_MAX_SECONDS = env.int("LOGIN_LOCK_MAX_SECONDS", default=3600)
 # API tokens: at most this many active per account, at most THROTTLE_TOKENS new ones.
 MAX_TOKENS_PER_ACCOUNT = env.int("MAX_TOKENS_PER_ACCOUNT", default=50)
 THROTTLE_TOKENS = env.str("THROTTLE_TOKENS", default="60/hour")
+# With Redis, each web process remembers the tokens that authenticated for at most
+# this many seconds (revocations are pushed through Redis; players.token_cache).
+# 0: every request reads its token from the database.
+TOKEN_CACHE_SECONDS = env.float("TOKEN_CACHE_SECONDS", default=30.0)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

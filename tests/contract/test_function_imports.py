@@ -49,6 +49,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("tools/move_profile.py", "_requests", "players.services"): "a script: Django is set up in main() first",
     ("core/apps.py", "CoreConfig.ready", "core.schema"): "registers OpenAPI extensions once apps are ready",
     ("players/apps.py", "PlayersConfig.ready", "players.schema"): "registers the token security scheme on ready",
+    ("players/apps.py", "PlayersConfig.ready", "players.signals"): "connects to the saves of accounts and tokens",
     ("games/apps.py", "GamesConfig.ready", "games.errors"): "registers the games' and engine's error codes on ready",
     ("challenges/apps.py", "ChallengesConfig.ready", "challenges.errors"): "registers the challenges' error codes",
     ("challenges/apps.py", "ChallengesConfig.ready", "challenges.feed"): "registers the account stream's feed",
