@@ -61,6 +61,12 @@ class TokenCache:
     """Secret digest -> the active token and its account, while the listener is live."""
 
     def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        """Empty, not live, no listener: at start, and in a forked child (a gunicorn
+        worker), where the parent's listener thread is not, and what it heard is no
+        guarantee."""
         self._lock = threading.Lock()
         self._entries: dict[str, _Entry] = {}
         self._generation = 0  # counts forgets: a lookup that spans one is not kept
@@ -68,7 +74,6 @@ class TokenCache:
         self.reason = "not started"  # why it is not live
         self._listener: threading.Thread | None = None
         self._url = ""  # the Redis the listener subscribes on (settings.REDIS_URL when it started)
-        self._pid = os.getpid()
 
     # -- for ApiTokenAuthentication ---------------------------------------
 
@@ -126,9 +131,6 @@ class TokenCache:
             self._generation += 1
             self._entries.clear()
 
-    def __len__(self) -> int:
-        return len(self._entries)
-
     def _set_live(self, live: bool, reason: str, url: str) -> None:
         with self._lock:
             if url != self._url:  # an old listener's last word
@@ -142,12 +144,9 @@ class TokenCache:
 
     def _ensure_listener(self, url: str) -> None:
         listener = self._listener
-        if listener is not None and listener.is_alive() and self._url == url and self._pid == os.getpid():
+        if listener is not None and self._url == url and listener.is_alive():
             return
         with self._lock:
-            if self._pid != os.getpid():  # a forked child: the parent's thread is not here
-                self._pid, self._entries, self.live = os.getpid(), {}, False
-                self._listener = None
             listener = self._listener
             if listener is not None and listener.is_alive() and self._url == url:
                 return
@@ -168,6 +167,8 @@ class TokenCache:
                 if self.live and self._url == url:
                     log.warning("token cache: Redis subscription lost (%s); tokens are read from the database", error)
                 self._set_live(False, f"subscription lost: {error}", url)
+            else:  # another Redis now (only tests change it): this listener's part is over
+                return
             time.sleep(1)
 
     def _subscribe_and_hear(self, url: str) -> None:
@@ -208,7 +209,6 @@ class TokenCache:
                         else:
                             self.clear()
         finally:
-            self._set_live(False, "listener stopped", url)
             pubsub.close()
             client.close()
 
@@ -225,3 +225,4 @@ def _text(value: Any) -> str:
 
 
 CACHE = TokenCache()
+os.register_at_fork(after_in_child=CACHE._reset)

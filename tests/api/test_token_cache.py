@@ -16,6 +16,7 @@ from core import notify
 from moderation import services as moderation_services
 from players import services
 from players.models import ApiToken
+from players.services import IssuedToken
 from players.token_cache import CACHE
 from players.tokens import token_digest
 from tests.conftest import PASSWORD
@@ -42,6 +43,12 @@ def bearer(secret: str) -> APIClient:
     return client
 
 
+def token_of(user) -> tuple[IssuedToken, APIClient]:
+    """A new token of ``user``, and a client that sends it."""
+    issued = services.token_create(user=user, name="bot")
+    return issued, bearer(issued.secret)
+
+
 def token_reads(client: APIClient) -> tuple[int, int]:
     """(status of GET /me/, statements that read the token table)."""
     with CaptureQueriesContext(connection) as queries:
@@ -57,8 +64,7 @@ def revoke_behind_its_back(token_id: int) -> None:
 
 @pytest.mark.redis
 def test_a_token_is_read_once_then_remembered(live_cache, make_player):
-    issued = services.token_create(user=make_player("alice"), name="bot")
-    client = bearer(issued.secret)
+    _, client = token_of(make_player("alice"))
     assert token_reads(client) == (200, 1)
     assert token_reads(client) == (200, 0)
     assert token_reads(client) == (200, 0)
@@ -94,8 +100,7 @@ def _delete_the_token(user, issued):
 )
 def test_whatever_ends_a_tokens_rights_is_refused_at_once(live_cache, make_player, end):
     alice = make_player("alice")
-    issued = services.token_create(user=alice, name="bot")
-    client = bearer(issued.secret)
+    issued, client = token_of(alice)
     assert token_reads(client) == (200, 1)
     assert token_reads(client) == (200, 0)  # cached
     end(alice, issued)
@@ -106,8 +111,7 @@ def test_whatever_ends_a_tokens_rights_is_refused_at_once(live_cache, make_playe
 @pytest.mark.parametrize("channel", ["auth", "resync"])
 def test_a_notice_from_another_process_makes_it_forget(live_cache, make_player, redis_url, channel):
     alice = make_player("alice")
-    issued = services.token_create(user=alice, name="bot")
-    client = bearer(issued.secret)
+    issued, client = token_of(alice)
     assert token_reads(client) == (200, 1)
     revoke_behind_its_back(issued.token.pk)
     assert client.get(ME).status_code == 200  # remembered: this process was not told
@@ -124,8 +128,7 @@ def test_a_notice_from_another_process_makes_it_forget(live_cache, make_player, 
 @pytest.mark.redis
 def test_another_accounts_notice_leaves_this_one_cached(live_cache, make_player, redis_url):
     alice, bob = make_player("alice"), make_player("bob")
-    issued = services.token_create(user=alice, name="bot")
-    client = bearer(issued.secret)
+    _, client = token_of(alice)
     assert token_reads(client) == (200, 1)
     services.credentials_changed(bob.pk)
     assert token_reads(client) == (200, 0)
@@ -133,8 +136,7 @@ def test_another_accounts_notice_leaves_this_one_cached(live_cache, make_player,
 
 def test_without_a_live_subscription_every_request_reads_the_database(settings, make_player):
     settings.REDIS_URL = NOBODY_LISTENS
-    issued = services.token_create(user=make_player("alice"), name="bot")
-    client = bearer(issued.secret)
+    issued, client = token_of(make_player("alice"))
     assert token_reads(client) == (200, 1)
     assert token_reads(client) == (200, 1)
     assert not CACHE.live and "subscri" in CACHE.reason
@@ -145,8 +147,7 @@ def test_without_a_live_subscription_every_request_reads_the_database(settings, 
 @pytest.mark.redis
 def test_without_a_lifetime_nothing_is_cached(live_cache, settings, make_player):
     settings.TOKEN_CACHE_SECONDS = 0
-    issued = services.token_create(user=make_player("alice"), name="bot")
-    client = bearer(issued.secret)
+    _, client = token_of(make_player("alice"))
     assert token_reads(client) == (200, 1)
     assert token_reads(client) == (200, 1)
 
@@ -154,8 +155,7 @@ def test_without_a_lifetime_nothing_is_cached(live_cache, settings, make_player)
 @pytest.mark.redis
 def test_an_entry_lapses_after_its_lifetime(live_cache, settings, make_player):
     settings.TOKEN_CACHE_SECONDS = 0.5
-    issued = services.token_create(user=make_player("alice"), name="bot")
-    client = bearer(issued.secret)
+    issued, client = token_of(make_player("alice"))
     assert token_reads(client) == (200, 1)
     revoke_behind_its_back(issued.token.pk)  # a notice lost on the way
     wait_for(lambda: client.get(ME).status_code == 401, 10, what="the entry to lapse")
@@ -196,8 +196,7 @@ def test_each_request_gets_its_own_token_and_account(live_cache, make_player):
 
 @pytest.mark.redis
 def test_a_use_is_still_recorded_once_a_minute(live_cache, make_player):
-    issued = services.token_create(user=make_player("alice"), name="bot")
-    client = bearer(issued.secret)
+    issued, client = token_of(make_player("alice"))
     assert client.get(ME).status_code == 200
     first = ApiToken.objects.get(pk=issued.token.pk).last_used_at
     assert first is not None

@@ -41,7 +41,7 @@ def test_a_token_revoked_here_is_refused_by_every_web_process(tmp_path, redis_ur
 @pytest.mark.slow
 @pytest.mark.django_db
 def test_while_redis_is_away_nothing_is_cached_and_the_cache_starts_empty_when_it_is_back(
-    tmp_path, settings, make_player
+    tmp_path, settings, make_player, caplog
 ):
     redis_server = RedisServer(tmp_path / "redis")
     try:
@@ -56,6 +56,8 @@ def test_while_redis_is_away_nothing_is_cached_and_the_cache_starts_empty_when_i
 
         redis_server.stop()
         wait_for(lambda: not CACHE.live, 15, what="the token cache to see Redis go")
+        lost = [r for r in caplog.records if r.name == "players.token_cache" and "subscription lost" in r.getMessage()]
+        assert lost and lost[0].levelname == "WARNING"  # said once, with its reason
         revoke_behind_its_back(before.token.pk)  # its notice could reach nobody now
         assert early.get("/api/v1/me/").status_code == 401
         late = bearer(during.secret)
