@@ -32,15 +32,15 @@ def chat_start(game_id: int, viewer: Any) -> ChatFeedState:
 
 def chat_items(game_id: int, viewer: Any, state: ChatFeedState) -> list[tuple[str, dict[str, Any]]]:
     now = timezone.now()
-    channel = selectors.channel_of(game_id=game_id, user=viewer)
     out: list[tuple[str, dict[str, Any]]] = []
-    for message in selectors.removed_since(
-        game_id=game_id, channel=channel, upto=state.after, since=state.read_at - OVERLAP
-    ):
-        if message.pk not in state.removed:
-            state.removed.add(message.pk)
-            out.append(("chat_message_removed", dict(ChatMessageOutput(selectors.message_output(message)).data)))
-    for message in selectors.messages_after(game_id=game_id, channel=channel, after=state.after):
+    sent_upto = state.after
+    page = selectors.feed_page(game_id=game_id, user=viewer, after=sent_upto, removed_since=state.read_at - OVERLAP)
+    for message in page:
+        if message.pk <= sent_upto:  # sent before (or there when the stream opened), removed since
+            if message.pk not in state.removed:
+                state.removed.add(message.pk)
+                out.append(("chat_message_removed", dict(ChatMessageOutput(selectors.message_output(message)).data)))
+            continue
         out.append(("chat_message", dict(ChatMessageOutput(selectors.message_output(message)).data)))
         state.after = message.pk
         if message.removed:

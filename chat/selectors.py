@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Case, Exists, Q, Value, When
 
 from chat.errors import ChatCode, ChatError
 from chat.models import REMOVED_TEXT, ChatChannel, ChatMessage
@@ -80,21 +80,19 @@ def messages_around(*, message: ChatMessage, each_side: int = 10) -> list[ChatMe
     return [*reversed(before), message, *after]
 
 
-def messages_after(*, game_id: int, channel: str, after: int) -> QuerySet[ChatMessage]:
-    return (
-        ChatMessage.objects.filter(game_id=game_id, channel=channel, id__gt=after)
-        .select_related("author")
-        .order_by("id")[:PAGE_MAX]
+def feed_page(*, game_id: int, user: Any, after: int, removed_since: datetime) -> list[ChatMessage]:
+    """What a stream's chat feed sends ``user`` (None: anonymous) of the channel
+    that is theirs (``channel_of``), in one statement: the messages up to id
+    ``after`` removed at ``removed_since`` or later, then the messages after
+    ``after`` (at most ``PAGE_MAX`` rows in all, oldest first)."""
+    channel: Any = Value(ChatChannel.SPECTATORS)
+    if user is not None and user.is_authenticated:
+        seated = Seat.objects.filter(game_id=game_id, player_id=user.pk)
+        channel = Case(When(Exists(seated), then=Value(ChatChannel.PLAYERS)), default=Value(ChatChannel.SPECTATORS))
+    rows = ChatMessage.objects.filter(game_id=game_id, channel=channel).filter(
+        Q(id__gt=after) | Q(id__lte=after, removed_at__gte=removed_since)
     )
-
-
-def removed_since(*, game_id: int, channel: str, upto: int, since: datetime) -> QuerySet[ChatMessage]:
-    """Messages up to id ``upto`` removed at ``since`` or later."""
-    return (
-        ChatMessage.objects.filter(game_id=game_id, channel=channel, id__lte=upto, removed_at__gte=since)
-        .select_related("author")
-        .order_by("id")
-    )
+    return list(rows.select_related("author").order_by("id")[:PAGE_MAX])
 
 
 def last_message_id(*, game_id: int) -> int:

@@ -41,9 +41,14 @@ OVER = (GameStatus.FINISHED, GameStatus.ABORTED)
 
 # What a stream's reader says after each read: read again at once, wait for a wake, or close.
 MORE, WAIT, END = "more", "wait", "end"
+# A check of the stream's credentials (run in a database thread): are they still good?
+Check = Callable[[], bool]
 # A reader gets the notices that woke the stream since its last read (none: the poll
-# interval passed, or it reads again at once).
-Reader = Callable[[list[Notice]], Awaitable[tuple[list[str], str]]]
+# interval passed, or it reads again at once) and, when the credentials are due for a
+# check, that check: if it reads the database it runs the check first, in the same
+# borrowing of a thread and a connection (``db_call``), and reads nothing more if it
+# fails. It returns its messages, what to do next, and the check's answer (None: not run).
+Reader = Callable[[list[Notice], Check | None], Awaitable[tuple[list[str], str, bool | None]]]
 
 
 async def _wait(wake: asyncio.Event, seconds: float) -> None:
@@ -90,8 +95,9 @@ class Credentials:
         token = request.auth
         return cls(request.user.pk, getattr(token, "pk", None))
 
-    async def still_valid(self) -> bool:
-        return await db_call(player_selectors.credentials_valid, user_id=self.user_id, token_id=self.token_id)
+    def valid(self) -> bool:
+        """Still good? (Reads the database: call it in a database thread.)"""
+        return player_selectors.credentials_valid(user_id=self.user_id, token_id=self.token_id)
 
 
 async def event_stream(
@@ -117,12 +123,18 @@ async def event_stream(
     # and, in case that notice was lost (Redis away), every LIVE_CREDENTIALS_RECHECK_SECONDS -
     # and once right after subscribing, for a change between the request's authentication
     # and then. Subscribed before the snapshot goes out: a client that has it misses nothing.
+    # A check due when the stream reads the database goes with that read (one borrowing
+    # of a thread and a connection); with notices flowing it is a safety net, as rare as
+    # the poll and due at the same instant, so an idle stream wakes once per interval.
     # (A stream without credentials has nothing to re-check: never due - else its waits
     # would all be 0 s and it would read the database in a loop.)
-    def recheck() -> float:  # with notices flowing, the check is a safety net: as rare as the poll
-        seconds = float(settings.LIVE_CREDENTIALS_RECHECK_SECONDS)
-        return spread(max(seconds, poll_seconds()) if HUB.listening else seconds)
+    share = spread(1.0)  # this stream's share of the intervals: streams opened together do not read together
 
+    def recheck() -> float:
+        seconds = float(settings.LIVE_CREDENTIALS_RECHECK_SECONDS)
+        return (max(seconds, poll_seconds()) if HUB.listening else seconds) * share
+
+    check = credentials.valid if credentials is not None else None
     next_check = loop.time() if credentials is not None else math.inf
     watched = [auth_channel(credentials.user_id)] if credentials else []
     async with (
@@ -133,27 +145,31 @@ async def event_stream(
         del opening
         next_ping = loop.time() + keepalive
         # Read when a notice came, when the last read said there is more, and else
-        # every poll interval (this stream's own share of it, so that streams opened
-        # together do not read together) - not on a keep-alive or a credentials check.
-        share = spread(1.0)
+        # every poll interval (this stream's share of it) - not on a keep-alive.
         read_at, state = -math.inf, MORE
         while True:
             wake.clear()  # before reading: a notice during the read is not lost
             notices = wake.take()  # those that came since the last read (none: a timeout)
-            if credentials is not None and (changed.is_set() or loop.time() >= next_check):
+            now = loop.time()
+            checking = check is not None and (changed.is_set() or now >= next_check)
+            if checking:
                 changed.clear()
-                next_check = loop.time() + recheck()
-                if not await credentials.still_valid():
-                    return
-            if notices or state == MORE or loop.time() >= read_at + poll_seconds() * share:
-                read_at = loop.time()
-                messages, state = await read(notices)
+                next_check = now + recheck()
+            if notices or state == MORE or now >= read_at + poll_seconds() * share:
+                read_at = now
+                messages, state, valid = await read(notices, check if checking else None)
+                if checking and valid is None and check is not None:  # the read did not go to the database
+                    valid = await db_call(check)
+                if checking and not valid:
+                    return  # what the read found is not theirs any more
                 if messages:  # one write for all of them: a socket write costs more than the bytes
                     yield "".join(messages)
                 if state == END:
                     return
                 if state == MORE:
                     continue
+            elif checking and check is not None and not await db_call(check):
+                return
             now = loop.time()
             if closes_at is not None and now >= closes_at:
                 return  # the client reconnects and resumes after the last id it got
@@ -196,7 +212,7 @@ class _GameReader:
         self._read_db = True  # the next read goes to the database whatever woke it
         self.reads = 0  # database reads (for the tests)
 
-    async def read(self, notices: list[Notice]) -> tuple[list[str], str]:
+    async def read(self, notices: list[Notice], check: Check | None = None) -> tuple[list[str], str, bool | None]:
         messages: list[str] = []
         if not self._read_db:
             mine = [GameNotice.of(self.game_id, m, db=self.db) for channel, m in notices if channel == self.channel]
@@ -208,32 +224,37 @@ class _GameReader:
                     messages += notice.frames[self.after + 1 - notice.first :]
                     self.after = max(self.after, notice.seq)
                     if notice.seq == self.after and notice.status in OVER:
-                        return [*messages, self._end(notice.status)], END
+                        return [*messages, self._end(notice.status)], END, None
                 else:
-                    return messages, WAIT
-        more, state = await self._from_database()
-        return messages + more, state
+                    return messages, WAIT, None
+        more, state, valid = await self._from_database(check)
+        return messages + more, state, valid
 
-    def _read(self) -> tuple[list[str], dict[str, Any]]:
-        """The feeds' frames and the page of events: one borrowing of a thread and a
-        connection for both (``db_call``)."""
+    def _read(self, check: Check | None) -> tuple[bool | None, list[str], dict[str, Any] | None]:
+        """The credentials' check (if due), the feeds' frames and the page of events:
+        one borrowing of a thread and a connection for all (``db_call``)."""
+        valid = check() if check is not None else None
+        if valid is False:
+            return valid, [], None
         feed_frames = []
         if self.feeds is not None and game_feeds.feeds():
             feed_frames = game_feeds.frames(self.game_id, self.viewer, self.feeds)
-        return feed_frames, selectors.event_page(game_id=self.game_id, after=self.after)
+        return valid, feed_frames, selectors.event_page(game_id=self.game_id, after=self.after)
 
-    async def _from_database(self) -> tuple[list[str], str]:
+    async def _from_database(self, check: Check | None) -> tuple[list[str], str, bool | None]:
         self.reads += 1
-        messages, page = await db_call(self._read)
+        valid, messages, page = await db_call(self._read, check)
+        if page is None:
+            return [], END, valid
         for event in page["events"]:
             messages.append(event_frame(event))
             self.after = event.seq
         self._read_db = page["has_more"]
         if page["has_more"]:
-            return messages, MORE
+            return messages, MORE, valid
         if page["status"] in OVER:
-            return [*messages, self._end(page["status"])], END
-        return messages, WAIT
+            return [*messages, self._end(page["status"])], END, valid
+        return messages, WAIT, valid
 
     def _end(self, status: str) -> str:
         # With the last seq as its id: a browser's EventSource reconnects with it and gets 204.
@@ -269,9 +290,19 @@ class _AccountReader:
         self.known = {g["game"]: g for g in games}
         self.feeds = feeds
 
-    async def read(self, notices: list[Notice]) -> tuple[list[str], str]:
+    def _rows(self, check: Check | None) -> tuple[bool | None, list[dict[str, Any]]]:
+        """The credentials' check (if due) and the account's games, in one borrowing."""
+        valid = check() if check is not None else None
+        if valid is False:
+            return valid, []
+        return valid, selectors.account_game_list(user=self.user, also=list(self.known))
+
+    async def read(self, notices: list[Notice], check: Check | None = None) -> tuple[list[str], str, bool | None]:
         messages = []
-        for row in await db_call(selectors.account_game_list, user=self.user, also=list(self.known)):
+        valid, rows = await db_call(self._rows, check)
+        if valid is False:
+            return [], END, valid
+        for row in rows:
             before = self.known.get(row["game"])
             if before is not None and before["seq"] == row["seq"]:
                 continue  # nothing happened in this game
@@ -294,7 +325,7 @@ class _AccountReader:
         if self.feeds is not None and account_feeds.feeds() and not game_notices_only:
             for event, payload, feed_id in await db_call(account_feeds.changes, self.user, self.feeds):
                 messages.append(sse(payload, event=event, event_id=feed_id))
-        return messages, WAIT
+        return messages, WAIT, valid
 
 
 def account_stream(

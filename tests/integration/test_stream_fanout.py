@@ -21,11 +21,15 @@ from typing import Any
 import pytest
 import redis
 from django.core.serializers.json import DjangoJSONEncoder
+from django.utils import timezone
 
 from core import notify
 from core.sse import KEEP_ALIVE
 from games import dispatch, live, output, selectors, streams
 from games.models import Event, Game, GameStatus
+from players import selectors as player_selectors
+from players import services as player_services
+from players.models import ApiToken
 from tests.integration.test_live_updates import duel, move_once
 from tests.integration.workers import wait_for
 
@@ -53,8 +57,9 @@ class Follow:
     """A game's stream (``streams.event_stream`` with its ``_GameReader``) run in a
     thread with its own event loop, its frames handed to the test."""
 
-    def __init__(self, game_id: int, after: int) -> None:
+    def __init__(self, game_id: int, after: int, credentials: streams.Credentials | None = None) -> None:
         self.game_id = game_id
+        self.credentials = credentials
         self.reader = streams._GameReader(game_id, after)
         self.frames: queue.Queue[str | None] = queue.Queue()
         self.waiting = threading.Event()  # set each time the stream waits for a wake
@@ -69,7 +74,8 @@ class Follow:
         async def main() -> None:
             self._loop, self._task = asyncio.get_running_loop(), asyncio.current_task()
             started.set()
-            frames = streams.event_stream({}, live.game_channel(self.game_id), self.reader.read, None)
+            channel = live.game_channel(self.game_id)
+            frames = streams.event_stream({}, channel, self.reader.read, self.credentials)
             async for chunk in frames:  # one write may carry several frames
                 for frame in chunk.split("\n\n"):
                     if frame:
@@ -129,8 +135,8 @@ def follow(monkeypatch):
 
     monkeypatch.setattr(streams, "_wait", wait_and_tell)
 
-    def start(game_id: int, after: int) -> Follow:
-        run = Follow(game_id, after)
+    def start(game_id: int, after: int, credentials: streams.Credentials | None = None) -> Follow:
+        run = Follow(game_id, after, credentials)
         runs.append(run)
         return run
 
@@ -386,6 +392,50 @@ def test_keep_alives_do_not_read_the_database(make_player, quiet, lost_notices, 
     wait_for(lambda: stream.reader.reads >= 2, DEADLINE, what="the poll's read")
 
 
+def test_a_streams_credentials_check_goes_with_its_poll_read(make_player, quiet, lost_notices, follow, settings):
+    """The safety-net check of a stream's token rides the poll's read of the game:
+    one borrowing of a database thread per wake, not two (with 2,000 idle streams
+    each borrowing is a slice of every move's latency)."""
+    settings.LIVE_POLL_SECONDS_EMBEDDED = settings.LIVE_CREDENTIALS_RECHECK_SECONDS = 0.05
+    game, players = duel(make_player)
+    token = player_services.token_create(user=players[0], name="stream").token
+    borrowed: list[Any] = []
+    checks = []
+    real_db_call, real_valid = streams.db_call, player_selectors.credentials_valid
+
+    async def counting_db_call(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        borrowed.append(fn)
+        return await real_db_call(fn, *args, **kwargs)
+
+    def counting_valid(**kwargs: Any) -> bool:
+        checks.append(kwargs)
+        return real_valid(**kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(streams, "db_call", counting_db_call)
+        patch.setattr(player_selectors, "credentials_valid", counting_valid)
+        stream = follow(game.pk, game.seq, streams.Credentials(players[0].pk, token.pk))
+        wait_for(lambda: len(checks) >= 5, DEADLINE, what="five checks of the stream's token")
+    assert all(getattr(fn, "__func__", None) is streams._GameReader._read for fn in borrowed), borrowed
+    assert stream.reader.reads >= len(checks) >= 5
+
+
+def test_a_revocation_whose_notice_was_lost_closes_the_stream_at_its_next_check(
+    make_player, quiet, lost_notices, follow, settings
+):
+    """A token revoked without a notice (an UPDATE behind the services' back, or a
+    notice lost with Redis) closes its stream at the next safety-net check."""
+    settings.LIVE_POLL_SECONDS_EMBEDDED = settings.LIVE_CREDENTIALS_RECHECK_SECONDS = 0.05
+    game, players = duel(make_player)
+    token = player_services.token_create(user=players[0], name="stream").token
+    stream = follow(game.pk, game.seq, streams.Credentials(players[0].pk, token.pk))
+    stream.idle("the first read")
+    ApiToken.objects.filter(pk=token.pk).update(revoked_at=timezone.now())  # no notice
+    deadline = time.monotonic() + DEADLINE
+    while (frame := stream.frames.get(timeout=max(0.0, deadline - time.monotonic()))) is not None:
+        assert "id:" not in frame, f"a frame after the revocation: {frame!r}"
+
+
 @pytest.mark.redis
 def test_a_process_subscribes_to_the_channels_its_waiters_wait_on_and_no_other(settings, redis_url):
     """No pattern subscription: a web process hears the games its streams follow, not
@@ -479,8 +529,8 @@ def test_an_open_stream_keeps_its_snapshot_as_text_only(quiet):
     class Snapshot(dict):  # a dict that a weak reference can watch
         pass
 
-    async def read(notices: list[notify.Notice]) -> tuple[list[str], str]:
-        return [], streams.WAIT
+    async def read(notices: list[notify.Notice], check: streams.Check | None) -> tuple[list[str], str, bool | None]:
+        return [], streams.WAIT, None
 
     async def scenario() -> None:
         snapshot = Snapshot(game={"id": 7, "seq": 3})
