@@ -7,7 +7,10 @@ Two ways into one Django project, chosen by path:
   that hold no thread while they wait.
 * Everything else (the REST API, the admin, the docs) goes to Django's WSGI
   handler on a fixed pool of ``WSGI_THREADS`` threads (default 2) per process,
-  as a threaded WSGI server would serve it: no thread is started per request.
+  as a threaded WSGI server would serve it: no thread is started per request,
+  and a request crosses to its thread and back once (``core.wsgi_bridge``;
+  a body over ``API_MAX_BODY_BYTES`` or without a length goes through a2wsgi,
+  which reads it as the application asks).
   Measured with ``manage.py loadtest`` (16 clients, 2 uvicorn processes): 66
   moves/s and 22.6 ms of server CPU per move, against 50 moves/s and 29.7 ms
   through the ASGI handler, which runs every sync view in a thread of its own.
@@ -28,11 +31,13 @@ import os
 from typing import Any
 
 from a2wsgi import WSGIMiddleware
+from django.conf import settings
 from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 from django.urls import get_resolver
 
 from config.routing import waits
+from core.wsgi_bridge import WsgiBridge
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -41,9 +46,14 @@ asgi_app = get_asgi_application()
 from core.async_views import share_threads  # noqa: E402 - needs the app registry, which the line above loads
 
 share_threads()  # the streams' database work on a few shared threads, not a thread per stream
-wsgi_app = WSGIMiddleware(
-    get_wsgi_application(),  # type: ignore[arg-type]  # a WSGI application
-    workers=int(os.environ.get("WSGI_THREADS", "2")),
+django_wsgi = get_wsgi_application()
+threads = int(os.environ.get("WSGI_THREADS", "2"))
+wsgi_app = WsgiBridge(
+    django_wsgi,
+    threads=threads,
+    max_body=settings.API_MAX_BODY_BYTES,
+    # Large or chunked bodies, read as the application asks (on threads of its own).
+    fallback=WSGIMiddleware(django_wsgi, workers=threads),  # type: ignore[arg-type]
 )
 
 get_resolver().url_patterns  # noqa: B018 - import every view (and its serializers) now, before the freeze
@@ -53,6 +63,6 @@ gc.freeze()
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] == "http" and not waits(scope):
-        await wsgi_app(scope, receive, send)  # type: ignore[arg-type]  # an HTTP scope
+        await wsgi_app(scope, receive, send)
     else:
         await asgi_app(scope, receive, send)

@@ -39,8 +39,8 @@ def step(stack: str) -> str:
         return "DRF (other)"
     if "django/core/handlers" in stack:
         return "Django handler + middleware"
-    if "a2wsgi" in stack or "run_coroutine_threadsafe" in stack:
-        return "ASGI/WSGI bridge (a2wsgi)"
+    if "wsgi_bridge" in stack or "a2wsgi" in stack or "run_coroutine_threadsafe" in stack:
+        return "ASGI/WSGI bridge (core.wsgi_bridge, a2wsgi)"
     if "uvicorn" in stack or "httptools" in stack:
         return "uvicorn (HTTP)"
     if "asyncio" in stack or "uvloop" in stack:

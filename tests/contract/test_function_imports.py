@@ -47,6 +47,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("tools/move_profile.py", "_requests", "games.engine"): "a script: Django is set up in main() first",
     ("tools/move_profile.py", "_requests", "games.models"): "a script: Django is set up in main() first",
     ("tools/move_profile.py", "_requests", "players.services"): "a script: Django is set up in main() first",
+    ("tools/bridge_bench.py", "main", "config.asgi"): "a script: builds the application after setting its environment",
     ("core/apps.py", "CoreConfig.ready", "core.schema"): "registers OpenAPI extensions once apps are ready",
     ("players/apps.py", "PlayersConfig.ready", "players.schema"): "registers the token security scheme on ready",
     ("players/apps.py", "PlayersConfig.ready", "players.signals"): "connects to the saves of accounts and tokens",
