@@ -13,6 +13,7 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
+import orjson
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import StreamingHttpResponse
 from rest_framework.renderers import BaseRenderer
@@ -29,7 +30,23 @@ def sse(data: Any, *, event: str | None = None, event_id: str | int | None = Non
     head = "" if event_id is None else f"id: {event_id}\n"
     if event:
         head += f"event: {event}\n"
-    return f"{head}data: {json.dumps(data, separators=(',', ':'), cls=DjangoJSONEncoder)}\n\n"
+    return f"{head}data: {_json(data)}\n\n"
+
+
+_DEFAULT = DjangoJSONEncoder().default
+_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
+
+
+def _json(data: Any) -> str:
+    """Compact JSON, encoded by orjson (every event of every stream: a move's frames
+    are made once, in its notice, but snapshots and feeds per stream). Datetimes and
+    what else orjson does not know go through Django's encoder, as before; non-ASCII
+    text is written as UTF-8, as the API's answers are (``core.renderers``). What
+    orjson cannot write (an integer beyond 64 bits) is left to ``json``."""
+    try:
+        return orjson.dumps(data, default=_DEFAULT, option=_OPTIONS).decode()
+    except (orjson.JSONEncodeError, TypeError):
+        return json.dumps(data, separators=(",", ":"), cls=DjangoJSONEncoder)
 
 
 def retry_hint() -> str:
