@@ -12,10 +12,20 @@ NaN and infinities, which orjson would write as ``null``, are refused where
 floats enter an answer (``core.serializers.FloatField``), not looked for here:
 walking every answer for them cost a move's answer (about 1,200 values) more
 than encoding it.
+
+Once it has written the answer, it cuts the reference cycles DRF makes on every
+request (DRF #5826, #7250): the view holds the response (``view.response``), and
+the response's ``renderer_context`` holds the view, the request and the response
+itself, so an answer's data - for a move, a few hundred lists and dicts of the
+game's view - could only be freed by Python's cyclic garbage collector, which
+then ran about once a request. Cut, they are freed as soon as the server drops
+the response. Only as the response's own renderer: the browsable API renders
+its content through this class with the same context, and goes on using it.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,10 +41,23 @@ class JSONRenderer(DrfJSONRenderer):
     ) -> bytes:
         if data is None:
             return b""
+        content = None
         if self.get_indent(accepted_media_type or "", renderer_context or {}) is None:
             default = self.encoder_class().default
-            try:
-                return orjson.dumps(data, default=default, option=OPTIONS)
-            except (orjson.JSONEncodeError, TypeError):
-                pass  # DRF's renderer says what is wrong, or writes what orjson cannot
-        return super().render(data, accepted_media_type, renderer_context)
+            # What orjson cannot write goes to DRF's renderer (which also says what is wrong).
+            with contextlib.suppress(orjson.JSONEncodeError, TypeError):
+                content = orjson.dumps(data, default=default, option=OPTIONS)
+        if content is None:
+            content = super().render(data, accepted_media_type, renderer_context)
+        if isinstance(renderer_context, dict):
+            self._release(renderer_context)
+        return content
+
+    def _release(self, context: dict[str, Any]) -> None:
+        """Cut the view <-> response <-> context cycles, if this renderer is the response's."""
+        response, view = context.get("response"), context.get("view")
+        if response is None or getattr(response, "accepted_renderer", None) is not self:
+            return
+        if getattr(view, "response", None) is response:
+            view.response = None  # type: ignore[union-attr]
+        context.clear()  # the response's renderer_context: no view, request or response any more

@@ -136,27 +136,27 @@ class Layout:
         a node or an open end ``{"end": "e5", "pip": 4, "playable": true}``."""
         if not self.nodes:
             return None
-        playable = set(self.playable_ends())
+        return self._node(0, set(self.playable_ends()))
 
-        def slot(end: int) -> dict[str, Any]:
-            index = self.filled_by.get(end)
-            if index is None:
-                return {"end": end_text(end), "pip": self.ends[end], "playable": end in playable}
-            return node(index)
+    # Methods, not two closures calling each other: those form a reference cycle
+    # (through their cells) that holds the layout until the garbage collector runs.
+    def _node(self, index: int, playable: set[int]) -> dict[str, Any]:
+        n = self.nodes[index]
+        inner = n[_LO] if n[_OUTER] == n[_HI] else n[_HI]
+        return {
+            "tile": tile_text((n[_HI], n[_LO])),
+            "kind": n[_KIND],
+            "seat": n[_SEAT],
+            "inner": inner,
+            "outer": n[_OUTER],
+            "next": [self._slot(e, playable) for e in n[_CHILDREN]],
+        }
 
-        def node(index: int) -> dict[str, Any]:
-            n = self.nodes[index]
-            inner = n[_LO] if n[_OUTER] == n[_HI] else n[_HI]
-            return {
-                "tile": tile_text((n[_HI], n[_LO])),
-                "kind": n[_KIND],
-                "seat": n[_SEAT],
-                "inner": inner,
-                "outer": n[_OUTER],
-                "next": [slot(e) for e in n[_CHILDREN]],
-            }
-
-        return node(0)
+    def _slot(self, end: int, playable: set[int]) -> dict[str, Any]:
+        index = self.filled_by.get(end)
+        if index is None:
+            return {"end": end_text(end), "pip": self.ends[end], "playable": end in playable}
+        return self._node(index, playable)
 
     # -- persistence --------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
