@@ -39,6 +39,11 @@ def step(stack: str) -> str:
         return "DRF (other)"
     if "django/core/handlers" in stack:
         return "Django handler + middleware"
+    # What the bridge calls: Django's end of the request, uvicorn's write of the answer.
+    if "HttpResponseBase.close" in stack:
+        return "Django handler + middleware"
+    if "RequestResponseCycle.send" in stack:
+        return "uvicorn (HTTP)"
     if "wsgi_bridge" in stack or "a2wsgi" in stack or "run_coroutine_threadsafe" in stack:
         return "ASGI/WSGI bridge (core.wsgi_bridge, a2wsgi)"
     if "uvicorn" in stack or "httptools" in stack:
