@@ -39,10 +39,8 @@ class JSONRenderer(DrfJSONRenderer):
     def render(
         self, data: Any, accepted_media_type: str | None = None, renderer_context: Mapping[str, Any] | None = None
     ) -> bytes:
-        if data is None:
-            return b""
-        content = None
-        if self.get_indent(accepted_media_type or "", renderer_context or {}) is None:
+        content = b"" if data is None else None
+        if content is None and self.get_indent(accepted_media_type or "", renderer_context or {}) is None:
             default = self.encoder_class().default
             # What orjson cannot write goes to DRF's renderer (which also says what is wrong).
             with contextlib.suppress(orjson.JSONEncodeError, TypeError):
