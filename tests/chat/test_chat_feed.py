@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
-from chat import feed
+from chat import feed, selectors
 from chat import services as chat_services
-from chat.models import REMOVED_TEXT
+from chat.models import REMOVED_TEXT, ChatMessage
+from chat.serializers import ChatMessageOutput
 from moderation import services as moderation
 
 pytestmark = pytest.mark.django_db
@@ -49,3 +50,17 @@ def test_a_read_is_one_statement_with_the_viewers_channel_and_its_removals(
         ]
     with django_assert_num_queries(1):
         assert feed.chat_items(game, reader, state) == []  # the removal is not sent twice
+
+
+def test_a_feed_frame_is_the_message_as_the_api_gives_it(people: Any, make_table: Any) -> None:
+    """The feed's statement is written out (not built by the ORM): what it reads -
+    the author's name, the times, the channel - is what the chat's API answers."""
+    table = make_table()
+    game, author = table.game_id, table.users[0]
+    state = feed.chat_start(game, author)
+    message = chat_services.chat_message_create(game_id=game, author=author, channel="players", text="hello")
+    [(event, data)] = feed.chat_items(game, author, state)
+    stored = ChatMessage.objects.select_related("author").get(pk=message.pk)
+    assert event == "chat_message"
+    assert data == dict(ChatMessageOutput(selectors.message_output(stored)).data)
+    assert data["author"] == author.username and data["removed"] is False
