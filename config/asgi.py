@@ -2,9 +2,15 @@
 
 Two ways into one Django project, chosen by path:
 
-* Requests that wait - the event streams (``.../stream/``) and long-polls
-  (``.../events/?wait=``) - go to Django's ASGI handler: they are coroutines
-  that hold no thread while they wait.
+* Long-polls (``.../events/?wait=``) go to Django's ASGI handler: they are
+  coroutines that hold no thread while they wait.
+* Event streams (``.../stream/``) go through the bridge below: the thread runs
+  Django up to the stream's first byte (authentication, the snapshot), the loop
+  then drives the stream's iterator alone (``core.wsgi_bridge``). An open stream
+  so holds about 100 objects rather than Django's ASGI request with its tasks
+  and a thread of its own (about 250, for every full collection to walk). A
+  stream request that comes with a body (it needs none) goes to the ASGI
+  handler as before.
 * Everything else (the REST API, the admin, the docs) goes to Django's WSGI
   handler on a fixed pool of ``WSGI_THREADS`` threads (default 2) per process,
   as a threaded WSGI server would serve it: no thread is started per request,
@@ -36,7 +42,7 @@ from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 from django.urls import get_resolver
 
-from config.routing import waits
+from config.routing import bridged
 from core.wsgi_bridge import WsgiBridge
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -62,7 +68,7 @@ gc.freeze()
 
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    if scope["type"] == "http" and not waits(scope):
+    if scope["type"] == "http" and bridged(scope):
         await wsgi_app(scope, receive, send)
     else:
         await asgi_app(scope, receive, send)

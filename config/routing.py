@@ -6,8 +6,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.wsgi_bridge import content_length
 
-def waits(scope: dict[str, Any]) -> bool:
-    """Does this request wait for events (and so need the async handler)?"""
-    path = scope.get("path", "")
-    return path.endswith("/stream/") or (path.endswith("/events/") and b"wait=" in scope.get("query_string", b""))
+
+def bridged(scope: dict[str, Any]) -> bool:
+    """Does this HTTP request go through the bridge to Django's WSGI handler
+    (``core.wsgi_bridge``)? Every request but a long-poll (a coroutine that waits
+    in Django's ASGI handler) and a stream request that comes with a body (the
+    bridge would hand it to a2wsgi, which buffers a stream whole)."""
+    return not long_polls(scope) and (not streams(scope) or content_length(scope) == 0)
+
+
+def streams(scope: dict[str, Any]) -> bool:
+    """Is this a request for an event stream (``.../stream/``)?"""
+    return bool(scope.get("path", "").endswith("/stream/"))
+
+
+def long_polls(scope: dict[str, Any]) -> bool:
+    """Is this a long-poll (``.../events/?wait=``)?"""
+    return bool(scope.get("path", "").endswith("/events/") and b"wait=" in scope.get("query_string", b""))

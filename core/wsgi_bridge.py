@@ -15,10 +15,19 @@ That fits requests whose body and answer are small, which is every request this
 server takes outside the streams: the API reads at most ``API_MAX_BODY_BYTES``,
 and its answers are JSON. What does not fit goes to ``fallback`` (a2wsgi), which
 reads and writes lazily: a body declared larger than ``max_body``, and a body
-sent without a Content-Length (chunked). The answer is held whole, so a
-streaming response on a path served here would be buffered: the responses that
-stream (event streams, long-polls) are served by Django's ASGI handler
-(``config.routing.waits``), never here.
+sent without a Content-Length (chunked).
+
+An event stream (a ``StreamingHttpResponse`` over an async iterator, which only
+the stream views return) is answered in two parts: the thread runs Django as for
+any request - middleware, authentication, throttles, the view's snapshot - and
+ends Django's request there (``close()``: its database connection goes back to
+the pool); the loop then sends the head and drives the stream's iterator,
+chunk by chunk, until it ends or the client leaves (a second task waits for the
+disconnect and cancels the first). An open stream so holds its iterator, not a
+Django request, an ASGI handler's tasks and a thread of its own, as it did under
+Django's ASGI handler (about 250 objects a stream for every full collection of
+the heap to walk, and a thread). A stream request with a body (none is needed)
+is never sent here (``config.asgi``): a2wsgi would buffer a stream whole.
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ import asyncio
 import contextvars
 import functools
 import io
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -37,7 +46,8 @@ Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[dict[str, Any], Receive, Send], Awaitable[None]]
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
-Answer = tuple[int, list[tuple[bytes, bytes]], bytes]
+#: Status, headers and the body: whole, or (a stream) the iterator of its chunks.
+Answer = tuple[int, list[tuple[bytes, bytes]], bytes | AsyncIterator[bytes]]
 
 
 class WsgiBridge:
@@ -48,7 +58,7 @@ class WsgiBridge:
         self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="WSGI")
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
-        declared = _content_length(scope)
+        declared = content_length(scope)
         if declared is None or declared > self.max_body:
             await self.fallback(scope, receive, send)
             return
@@ -56,8 +66,14 @@ class WsgiBridge:
         environ: dict[str, Any] = build_environ(scope, io.BytesIO(body))  # type: ignore[arg-type,assignment]
         answer = functools.partial(contextvars.copy_context().run, self._answer, environ)
         status, headers, content = await asyncio.get_running_loop().run_in_executor(self.executor, answer)
+        # What a stream must not keep while it is open: the request's context (the
+        # cache and database handles Django made in it) and its environ.
+        del answer, environ
         await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": content})
+        if isinstance(content, bytes):
+            await send({"type": "http.response.body", "body": content})
+        else:
+            await _stream(content, receive, send)
 
     def _answer(self, environ: dict[str, Any]) -> Answer:
         """The application's whole answer to ``environ`` (on a worker thread)."""
@@ -70,6 +86,13 @@ class WsgiBridge:
             return chunks.append  # PEP 3333's write()
 
         iterable = self.app(environ, start_response)
+        stream = getattr(iterable, "streaming_content", None) if getattr(iterable, "is_async", False) else None
+        if stream is not None:
+            # Django's request ends here (request_finished: the connection back to
+            # the pool); the stream's iterator, on its own, goes on on the loop.
+            getattr(iterable, "close", lambda: None)()
+            status, headers = started[0]
+            return int(status.split(" ", 1)[0]), _encoded(headers), stream
         try:
             chunks.extend(iterable)
         finally:
@@ -79,11 +102,43 @@ class WsgiBridge:
         if not started:
             raise RuntimeError("the WSGI application returned without calling start_response")
         status, headers = started[0]
-        encoded = [(name.strip().lower().encode("latin1"), value.strip().encode("latin1")) for name, value in headers]
-        return int(status.split(" ", 1)[0]), encoded, b"".join(chunks)
+        return int(status.split(" ", 1)[0]), _encoded(headers), b"".join(chunks)
 
 
-def _content_length(scope: dict[str, Any]) -> int | None:
+def _encoded(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    return [(name.strip().lower().encode("latin1"), value.strip().encode("latin1")) for name, value in headers]
+
+
+async def _stream(chunks: AsyncIterator[bytes], receive: Receive, send: Send) -> None:
+    """Send ``chunks`` as they come, then the end; stop (closing the iterator) as
+    soon as the client has gone: ``send`` does not say so, ``receive`` does."""
+    task = asyncio.current_task()
+    assert task is not None
+    gone: list[bool] = []
+    watcher = asyncio.get_running_loop().create_task(_cancel_when_gone(receive, task, gone))
+    try:
+        async for chunk in chunks:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+    except asyncio.CancelledError:
+        if not gone:  # not the client leaving (the server shutting down): pass it on
+            raise
+        task.uncancel()
+    finally:
+        watcher.cancel()
+        aclose = getattr(chunks, "aclose", None)
+        if aclose is not None:  # left early: the iterator's own clean-up (its subscriptions) runs now
+            await aclose()
+
+
+async def _cancel_when_gone(receive: Receive, task: asyncio.Task[Any], gone: list[bool]) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass  # the (empty) body of the request
+    gone.append(True)
+    task.cancel()
+
+
+def content_length(scope: dict[str, Any]) -> int | None:
     """The body's declared length: 0 for a request without a body, None where none
     is declared for one (chunked) or the header is not a plain number."""
     length: int | None = 0

@@ -1,20 +1,25 @@
 """Thin HTTP views of the live updates: the long-poll and the Server-Sent Events streams.
 
-They are coroutines (``core.async_views``): a waiting client holds neither a
-thread nor a database connection, so hundreds of them do not slow the views that
-serve moves. Each one validates its input, reads the snapshot, and hands the
-waiting to ``games.streams``; the text on the wire is ``core.sse``'s.
+A waiting client holds neither a thread nor a database connection, so hundreds
+of them do not slow the views that serve moves. The long-poll is a coroutine
+(``core.async_views``). A stream view is a plain view: it validates its input,
+reads the snapshot and answers with the stream's iterator (``games.streams``),
+which the server then drives on its event loop (``core.wsgi_bridge``); the text
+on the wire is ``core.sse``'s.
 """
 
 from __future__ import annotations
+
+from typing import cast
 
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
-from core.async_views import AsyncAPIView, db_call
+from core.async_views import AsyncAPIView
 from core.errors import CoreCode
 from core.inputs import validated
 from core.renderers import JSONRenderer
@@ -23,6 +28,7 @@ from core.sse import EventStreamRenderer, last_event_id, stream_response
 from games import account_feeds, game_feeds, output, selectors, streams
 from games.errors import GameError
 from games.serializers import AccountGameOutput, EventPageOutput, EventsQueryInput
+from players.models import User
 
 MAX_SEQ = 2**31 - 1  # seq is a 32-bit column: anything larger is no event of any game
 
@@ -93,7 +99,7 @@ class GameEventsApi(AsyncAPIView):
         return Response(output.event_page_output(page))
 
 
-class GameStreamApi(AsyncAPIView):
+class GameStreamApi(APIView):
     permission_classes = [AllowAny]
     renderer_classes = [EventStreamRenderer, JSONRenderer]
 
@@ -118,10 +124,10 @@ class GameStreamApi(AsyncAPIView):
             **problem_responses("validation_error", "not_found"),
         },
     )
-    async def get(self, request: Request, game_id: int) -> HttpResponse | StreamingHttpResponse:
+    def get(self, request: Request, game_id: int) -> HttpResponse | StreamingHttpResponse:
         last_id = last_event_id(request, maximum=MAX_SEQ)
         viewer = request.user if request.user.is_authenticated else None
-        snapshot = await db_call(output.game_body, game_id, viewer)
+        snapshot = output.game_body(game_id, viewer)
         seq = snapshot["game"]["seq"]
         if last_id is not None and last_id > seq:
             raise GameError(
@@ -133,7 +139,7 @@ class GameStreamApi(AsyncAPIView):
             # The client has the whole log of a game that is over: 204 is how Server-Sent
             # Events tell it (a browser's EventSource included) to stop reconnecting.
             return HttpResponse(status=204)
-        feeds = await db_call(game_feeds.start, game_id, viewer)
+        feeds = game_feeds.start(game_id, viewer)
         events = streams.game_stream(
             game_id,
             snapshot,
@@ -145,7 +151,7 @@ class GameStreamApi(AsyncAPIView):
         return stream_response(events)
 
 
-class AccountStreamApi(AsyncAPIView):
+class AccountStreamApi(APIView):
     permission_classes = [IsAuthenticated]
     renderer_classes = [EventStreamRenderer, JSONRenderer]
 
@@ -165,11 +171,12 @@ class AccountStreamApi(AsyncAPIView):
             **problem_responses("not_authenticated"),
         },
     )
-    async def get(self, request: Request) -> StreamingHttpResponse:
-        games = await db_call(selectors.account_game_list, user=request.user)
-        feed_items, feed_state = await db_call(account_feeds.snapshot, request.user)
+    def get(self, request: Request) -> StreamingHttpResponse:
+        user = cast(User, request.user)  # IsAuthenticated
+        games = selectors.account_game_list(user=user)
+        feed_items, feed_state = account_feeds.snapshot(user)
         snapshot = {"games": AccountGameOutput(games, many=True).data, **feed_items}
         events = streams.account_stream(
-            request.user, games, snapshot, credentials=streams.Credentials.of(request), feeds=feed_state
+            user, games, snapshot, credentials=streams.Credentials.of(request), feeds=feed_state
         )
         return stream_response(events)

@@ -52,9 +52,12 @@ Reader = Callable[[list[Notice], Check | None], Awaitable[tuple[list[str], str, 
 
 
 async def _wait(wake: asyncio.Event, seconds: float) -> None:
-    """Until ``wake`` is set or ``seconds`` have passed."""
+    """Until ``wake`` is set or ``seconds`` have passed. (A timeout on the waiting
+    task itself: ``wait_for`` would run the wait as a task of its own, one more
+    task, future and context per open stream, and per wake.)"""
     with suppress(TimeoutError):
-        await asyncio.wait_for(wake.wait(), max(0.0, seconds))
+        async with asyncio.timeout(max(0.0, seconds)):
+            await wake.wait()
 
 
 # -- the long-poll ----------------------------------------------------------------

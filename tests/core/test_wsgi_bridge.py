@@ -1,6 +1,8 @@
 """``core.wsgi_bridge``: a request that does not wait crosses to a worker thread
 once, with its whole body, and comes back with its whole answer; what does not
-fit (a large or chunked body) goes to the fallback untouched.
+fit (a large or chunked body) goes to the fallback untouched. An event stream
+ends Django's request on the thread and is then driven on the loop until it
+ends or its client leaves.
 
 The application here is a plain WSGI callable and the server is played by the
 test (``receive`` hands out the messages given, ``send`` records): what the
@@ -14,10 +16,11 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
 import pytest
+from django.http import StreamingHttpResponse
 
 from core.wsgi_bridge import WsgiBridge
 
@@ -253,3 +256,119 @@ def test_no_more_than_the_declared_length_is_kept():
     server = Server(chunk(b"abcdef"))
     serve(app, server, scope(body_headers=length(4)))
     assert got == [b"abcd"]
+
+
+# -- event streams: Django's part on the thread, the stream's on the loop ------------
+
+
+class StreamServer(Server):
+    """A client that stays until ``leave()``: then ``receive`` says it has gone."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gone = asyncio.Event()
+
+    async def receive(self) -> dict[str, Any]:
+        self.received += 1
+        if self.received == 1:
+            return chunk(b"")  # the GET's (empty) body
+        await self.gone.wait()
+        return {"type": "http.disconnect"}
+
+    def leave(self) -> None:
+        self.gone.set()
+
+
+def stream_app(events: Callable[[], AsyncIterator[str]], seen: dict[str, Any]) -> Callable[..., Any]:
+    """A WSGI application answering with Django's StreamingHttpResponse over ``events()``."""
+
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> StreamingHttpResponse:
+        response = StreamingHttpResponse(events(), content_type="text/event-stream")
+        original_close = response.close
+
+        def close() -> None:  # Django's end of the request (request_finished)
+            seen["closed_on"] = threading.current_thread().name
+            original_close()
+
+        response.close = close  # type: ignore[method-assign]
+        start_response("200 OK", list(response.items()))
+        return response
+
+    return app
+
+
+def test_a_stream_ends_djangos_request_on_the_thread_then_sends_each_chunk_as_it_comes():
+    seen: dict[str, Any] = {}
+
+    async def events() -> AsyncIterator[str]:
+        seen["closed_before_the_first_chunk"] = "closed_on" in seen
+        seen["iterated_on"] = threading.current_thread().name
+        yield "retry: 2000\n\n"
+        yield ": keep-alive\n\n"
+
+    server = StreamServer()
+    serve(stream_app(events, seen), server, scope(method="GET"))
+    assert seen["closed_on"].startswith("WSGI") and seen["closed_before_the_first_chunk"]
+    assert seen["iterated_on"] == "MainThread"  # the event loop's
+    assert server.sent[0]["status"] == 200
+    assert (b"content-type", b"text/event-stream") in server.sent[0]["headers"]
+    assert server.sent[1:] == [
+        {"type": "http.response.body", "body": b"retry: 2000\n\n", "more_body": True},
+        {"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True},
+        {"type": "http.response.body", "body": b""},  # the stream ended: so does the answer
+    ]
+
+
+def test_a_client_that_leaves_ends_its_stream_and_the_streams_clean_up_runs():
+    seen: dict[str, Any] = {}
+    server = StreamServer()
+
+    async def events() -> AsyncIterator[str]:
+        try:
+            yield "retry: 2000\n\n"
+            await asyncio.Event().wait()  # an idle stream: nothing more to send, ever
+            yield "never"  # pragma: no cover
+        finally:
+            seen["cleaned_up"] = True
+
+    original_send = server.send
+
+    async def send(message: dict[str, Any]) -> None:
+        await original_send(message)
+        if message.get("body"):
+            server.leave()
+
+    server.send = send  # type: ignore[method-assign]
+    serve(stream_app(events, seen), server, scope(method="GET"))  # returns: the client left, no error
+    assert seen["cleaned_up"]
+    assert [m.get("body") for m in server.sent[1:]] == [b"retry: 2000\n\n"]  # no end sent to nobody
+
+
+def test_a_stream_cancelled_by_the_server_stops_and_says_so():
+    seen: dict[str, Any] = {}
+    server = StreamServer()
+
+    async def events() -> AsyncIterator[str]:
+        try:
+            yield "retry: 2000\n\n"
+            await asyncio.Event().wait()
+            yield "never"  # pragma: no cover
+        finally:
+            seen["cleaned_up"] = True
+
+    async def run() -> bool:
+        bridge = WsgiBridge(stream_app(events, seen), threads=1, max_body=10, fallback=Fallback())
+        task = asyncio.create_task(bridge(scope(method="GET"), server.receive, server.send))
+        while len(server.sent) < 2:
+            await asyncio.sleep(0)
+        task.cancel()  # a server shutting down, not the client leaving
+        try:
+            await task
+        except asyncio.CancelledError:
+            return True
+        finally:
+            bridge.executor.shutdown()
+        return False
+
+    assert asyncio.run(run()), "the cancellation must reach the server"
+    assert seen["cleaned_up"]
