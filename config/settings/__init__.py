@@ -42,7 +42,7 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 
 Read by the web server, not here: WEB_CONCURRENCY (4 processes), PORT (8000),
 WEB_KEEPALIVE (5 s) in ``config/gunicorn.conf.py``; WSGI_THREADS (2 per
-process) in ``config/asgi.py``.
+process) and WEB_GC_THRESHOLDS (20000,10,10) in ``config/asgi.py``.
 
 Grouped by concern, one module each, assembled here in this order (a later
 module may use an earlier one's values, importing them by name):
