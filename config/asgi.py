@@ -34,7 +34,8 @@ And it collects the young generation every 20,000 new objects rather than
 Python's 700 (``WEB_GC_THRESHOLDS``, default ``20000,10,10``): a request's
 objects then rarely live through a collection, so few are promoted to the old
 generation, and the full collections that walk every open stream's objects
-(up to 290 ms each with 2,500 streams a process) come far more rarely. With
+(80-290 ms each with 500 streams a process, before they went through the
+bridge) come far more rarely. With
 2,000 idle streams open, the collector's share of two web processes' samples
 went from 0.2-0.6% to none; the move rate's gain was within the machine's noise
 (docs/performance.md, twelfth round).
