@@ -48,7 +48,7 @@ from typing import Any
 import orjson
 from django.conf import settings
 
-from core.cache import REDIS
+from core.cache import REDIS, send_all
 
 log = logging.getLogger(__name__)
 
@@ -458,14 +458,14 @@ def publish(channels: Iterable[str], message: Any = None, *, messages: Mapping[s
         _Lost.flag = True
         return
     try:
-        pipe = _redis().pipeline(transaction=False)
         mark = _Origin.mark
-        for channel, value in notices.items():
-            body = b"" if value is None else orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
-            pipe.publish(channel, mark + body)
+        commands: list[tuple[Any, ...]] = [
+            ("PUBLISH", channel, mark + (b"" if value is None else orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)))
+            for channel, value in notices.items()
+        ]
         if _Lost.flag:
-            pipe.publish(RESYNC, "")
-        pipe.execute()
+            commands.append(("PUBLISH", RESYNC, b""))
+        send_all(_redis(), commands)
     except Exception as error:  # made good by the next notice that gets through (and the poll)
         _Lost.flag = True
         REDIS.failed(error)

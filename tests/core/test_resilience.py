@@ -11,7 +11,7 @@ import redis
 
 from core import breaker as breaker_module
 from core.breaker import Breaker
-from core.cache import REDIS, ResilientRedisCache
+from core.cache import REDIS, ResilientRedisCache, send_all
 
 NOBODY_LISTENS = "redis://127.0.0.1:1/0"
 
@@ -82,6 +82,32 @@ def test_the_cache_uses_redis_again_once_it_answers(redis_url):
     assert raw.exists(cache.make_and_validate_key("fresh"))
     assert cache.get("fresh") == "in redis" and cache.get("stale") is None  # memory was only for the outage
     cache.delete("fresh")
+
+
+@pytest.mark.redis
+def test_a_failed_send_leaves_no_reply_behind_for_the_next(redis_url):
+    """``send_all`` reads its replies one by one: when one raises, the rest are still
+    on the socket, and a connection handed back with them would answer the next
+    caller's commands with this caller's replies."""
+    client = redis.Redis.from_url(redis_url)
+    client.set("cf-test:send:word", "not a number")
+    client.set("cf-test:send:other", "the other's value")
+    with pytest.raises(redis.exceptions.ResponseError):
+        send_all(client, [("INCR", "cf-test:send:word"), ("GET", "cf-test:send:other")])
+    assert send_all(client, [("ECHO", "mine"), ("ECHO", "mine too")]) == [b"mine", b"mine too"]
+    assert client.connection_pool._in_use_connections == set()
+    client.delete("cf-test:send:word", "cf-test:send:other")
+
+
+@pytest.mark.redis
+def test_a_send_after_redis_dropped_the_connection_reconnects(redis_url):
+    """A restarted Redis closes every connection in the pool; the next send goes out
+    on a new one rather than failing (and opening the breaker) once per connection."""
+    client = redis.Redis.from_url(redis_url)
+    [first] = send_all(client, [("CLIENT", "ID")])
+    assert redis.Redis.from_url(redis_url).client_kill_filter(_id=first) == 1
+    [second] = send_all(client, [("CLIENT", "ID")])
+    assert second != first
 
 
 @pytest.mark.django_db
