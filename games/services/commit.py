@@ -327,18 +327,24 @@ def _lock_with_seats_sql() -> tuple[str, list[str], list[Any]]:
     game_columns = ", ".join(f"g.{connection.ops.quote_name(str(_field(Game, n).column))}" for n in game_names)
     seat_columns = ", ".join(f"s.{_field(Seat, f).column}" for f in _SEAT_FIELDS)
     player_columns = ", ".join(f"p.{f}" for f in _PLAYER_FIELDS)
+    # The creator and each seat's player (null for an empty seat) are looked up by
+    # their keys, not joined: joined, PostgreSQL hash-joined the whole account table on
+    # every move while it had a few hundred accounts (docs/performance.md, thirteenth round).
     sql = (
-        f"SELECT {game_columns}, c.username, c.is_bot, "
-        f"(SELECT coalesce(json_agg(json_build_array({seat_columns}, {player_columns}) ORDER BY s.number), '[]') "
-        f"FROM {Seat._meta.db_table} s LEFT JOIN {User._meta.db_table} p ON p.id = s.player_id "
-        f"WHERE s.game_id = g.id)::text, "
+        f"SELECT {game_columns}, "
+        f"(SELECT json_build_array(c.username, c.is_bot) FROM {User._meta.db_table} c "
+        f"WHERE c.id = g.creator_id)::text, "
+        f"(SELECT coalesce(json_agg(json_build_array({seat_columns}, "
+        f"(SELECT json_build_array({player_columns}) FROM {User._meta.db_table} p WHERE p.id = s.player_id)"
+        f") ORDER BY s.number), '[]') "
+        f"FROM {Seat._meta.db_table} s WHERE s.game_id = g.id)::text, "
         f"(SELECT m.id FROM {Move._meta.db_table} m WHERE m.game_id = g.id AND m.actor_id = %s "
         f"AND m.idempotency_key = %s AND m.idempotency_key <> ''), "
         # The row as this statement's snapshot sees it, against the row locked: when they
         # differ, another change committed while this one waited for the lock, and the
         # seats and moves read along (as of the snapshot) are read again.
         f"g.xmin::text = (SELECT x.xmin::text FROM {Game._meta.db_table} x WHERE x.id = g.id) "
-        f"FROM {Game._meta.db_table} g JOIN {User._meta.db_table} c ON c.id = g.creator_id "
+        f"FROM {Game._meta.db_table} g "
         f"WHERE g.id = %s FOR UPDATE OF g"
     )
     return sql, game_names, _converters(Game, game_names)
@@ -362,20 +368,15 @@ def _lock_with_seats(game_id: int, replay_of: tuple[int, str] | None) -> tuple[G
         raise GameGone(game_id)
     count = len(game_names)
     game = _from_row(Game, game_names, list(row[:count]), converters)
-    creator_username, creator_is_bot, rows, replayed, unchanged = row[count:]
-    game.creator = User.from_db(
-        connection.alias, list(_PLAYER_FIELDS), [game.creator_id, creator_username, creator_is_bot]
-    )
+    creator, rows, replayed, unchanged = row[count:]
+    game.creator = User.from_db(connection.alias, list(_PLAYER_FIELDS), [game.creator_id, *orjson.loads(creator)])
     if not unchanged:
         return game, *_seats_and_replay(game, replay_of)
     seats = []
-    for values in orjson.loads(rows):
-        seat = Seat.from_db(connection.alias, list(_SEAT_FIELDS), values[: len(_SEAT_FIELDS)])
+    for *values, player in orjson.loads(rows):
+        seat = Seat.from_db(connection.alias, list(_SEAT_FIELDS), values)
         seat.game = game
-        if seat.player_id is not None:
-            seat.player = User.from_db(connection.alias, list(_PLAYER_FIELDS), values[len(_SEAT_FIELDS) :])
-        else:
-            seat.player = None
+        seat.player = None if player is None else User.from_db(connection.alias, list(_PLAYER_FIELDS), player)
         seats.append(seat)
     return game, seats, replayed
 
