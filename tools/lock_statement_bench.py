@@ -19,6 +19,7 @@ import secrets
 import statistics
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,7 +49,7 @@ def main() -> None:
     if game_id is None or bare is None:
         parser.error("no running game or no bare table here: run manage.py loadtest --compare-bare on it first")
     table = connection.ops.quote_name(BareTable._meta.db_table)
-    statements = {
+    statements: dict[str, tuple[str, list[Any]]] = {
         "move_lock": (_lock_with_seats_sql()[0], [None, "", game_id]),
         "game_row_alone": ('SELECT g.* FROM "games_game" g WHERE g.id = %s FOR UPDATE OF g', [game_id]),
         "bare_lock": (f"SELECT * FROM {table} WHERE owner_id = %s AND id = %s LIMIT 1 FOR UPDATE", [bare[1], bare[0]]),

@@ -48,6 +48,13 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("tools/move_profile.py", "_requests", "games.models"): "a script: Django is set up in main() first",
     ("tools/move_profile.py", "_requests", "players.services"): "a script: Django is set up in main() first",
     ("tools/bridge_bench.py", "main", "config.asgi"): "a script: builds the application after setting its environment",
+    ("tools/lock_statement_bench.py", "main", "games.models"): "a script: Django is set up in main() first",
+    ("tools/lock_statement_bench.py", "main", "games.services.commit"): "a script: Django is set up in main() first",
+    (
+        "tools/lock_statement_bench.py",
+        "main",
+        "tools.loadtest.bare.models",
+    ): "a script: Django is set up in main() first",
     ("core/apps.py", "CoreConfig.ready", "core.schema"): "registers OpenAPI extensions once apps are ready",
     ("players/apps.py", "PlayersConfig.ready", "players.schema"): "registers the token security scheme on ready",
     ("players/apps.py", "PlayersConfig.ready", "players.signals"): "connects to the saves of accounts and tokens",
