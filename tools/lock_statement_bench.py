@@ -48,11 +48,11 @@ def main() -> None:
     bare = BareTable.objects.values_list("id", "owner_id").first()
     if game_id is None or bare is None:
         parser.error("no running game or no bare table here: run manage.py loadtest --compare-bare on it first")
-    table = connection.ops.quote_name(BareTable._meta.db_table)
+    games, tables = (connection.ops.quote_name(m._meta.db_table) for m in (Game, BareTable))
     statements: dict[str, tuple[str, list[Any]]] = {
         "move_lock": (_lock_with_seats_sql()[0], [None, "", game_id]),
-        "game_row_alone": ('SELECT g.* FROM "games_game" g WHERE g.id = %s FOR UPDATE OF g', [game_id]),
-        "bare_lock": (f"SELECT * FROM {table} WHERE owner_id = %s AND id = %s LIMIT 1 FOR UPDATE", [bare[1], bare[0]]),
+        "game_row_alone": (f"SELECT g.* FROM {games} g WHERE g.id = %s FOR UPDATE OF g", [game_id]),
+        "bare_lock": (f"SELECT * FROM {tables} WHERE owner_id = %s AND id = %s LIMIT 1 FOR UPDATE", [bare[1], bare[0]]),
     }
 
     def server_cpu() -> float:

@@ -5,20 +5,15 @@ seats as the ORM reads them."""
 from __future__ import annotations
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 
 from games.models import Seat
 from games.services import commit
 
-
-@pytest.fixture
-def postgresql() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("the one-statement lock is PostgreSQL's (SQLite takes the ORM's way)")
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]  # SQLite takes the ORM's way
 
 
-@pytest.mark.django_db
-def test_the_lock_gives_the_creator_and_the_seats_in_order_with_their_players(postgresql, make_table):
+def test_the_lock_gives_the_creator_and_the_seats_in_order_with_their_players(make_table):
     table = make_table(players=3, seated=2, start=False)
     with transaction.atomic():
         game, seats, replayed = commit._lock_with_seats(table.game_id, None)
