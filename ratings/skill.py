@@ -5,7 +5,7 @@ Standings (``standings``): seats without an account (nameless server bots) are
 left out; a seat that forfeited - resigned, was handed to a bot (``resigned``),
 went ``away`` after repeated timeouts, or timed out at least once - is ranked last,
 tied with the other forfeits; the others are ranked winners first (the engine's
-``result.winners``, which already applied the tie-breaks of RULES.md), then by
+``result.winners``, which already applied the tie-breaks of docs/rules.md), then by
 total points (lower is better), equal totals sharing a place (1, 2, 2, 4).
 """
 

@@ -1,6 +1,6 @@
 """The settings of a game (its *ruleset*), fixed when the game is created.
 
-Defaults are those of ``shared/RULES.md``: a double-9 set, four players, the hand
+Defaults are those of ``docs/rules.md``: a double-9 set, four players, the hand
 size from the table, four spinner arms, one round per double, the double-blank
 worth 50.
 """
@@ -17,7 +17,7 @@ SET_SIZES = (6, 9, 12, 15, 18)
 
 MAX_PLAYERS = {6: 6, 9: 8, 12: 10, 15: 12, 18: 14}
 
-# Hand size by set, for 2, 3, 4, 5-6, 7, and 8 or more players (RULES.md table).
+# Hand size by set, for 2, 3, 4, 5-6, 7, and 8 or more players (docs/rules.md, "Setup of a round").
 _HAND_TABLE = {
     6: (7, 6, 5, 4, None, None),
     9: (11, 9, 7, 7, 7, 6),

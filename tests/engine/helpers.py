@@ -1,6 +1,6 @@
 """Small builders for set-up positions, shared by the engine tests.
 
-Positions are written with tile text (``"6-4"``) as a reader of RULES.md would.
+Positions are written with tile text (``"6-4"``) as a reader of docs/rules.md would.
 ``setup()`` completes the boneyard: the tiles named in ``draws`` come first (they
 are drawn first), then every remaining tile of the set in canonical order.
 """

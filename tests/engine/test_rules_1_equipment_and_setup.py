@@ -1,4 +1,4 @@
-"""RULES.md, sections "Equipment and players" and "Setup of a round" (and the
+"""docs/rules.md, sections "Equipment and players" and "Setup of a round" (and the
 ruleset that fixes them): one test per rule, named after it."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from games.engine import (
     tile_text,
 )
 
-# The RULES.md table, column by column: 2, 3, 4, 5-6, 7, 8 or more players.
+# The docs/rules.md table, column by column: 2, 3, 4, 5-6, 7, 8 or more players.
 HAND_TABLE = {
     6: {2: 7, 3: 6, 4: 5, 5: 4, 6: 4},
     9: {2: 11, 3: 9, 4: 7, 5: 7, 6: 7, 7: 7, 8: 6},

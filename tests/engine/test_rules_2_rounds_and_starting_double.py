@@ -1,4 +1,4 @@
-"""RULES.md, section "Rounds and the starting double": one test per rule."""
+"""docs/rules.md, section "Rounds and the starting double": one test per rule."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md, section "Play": one test per rule, on small double-6 positions.
+"""docs/rules.md, section "Play": one test per rule, on small double-6 positions.
 
 ``free_match`` (helpers.py) fills the spinner's four arms with 6-5, 6-4, 6-3, 6-2,
 leaving open ends e5 (needs 5), e6 (4), e7 (3), e8 (2), seat 1 to move.

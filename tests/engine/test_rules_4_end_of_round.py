@@ -1,4 +1,4 @@
-"""RULES.md, section "End of a round": one test per rule."""
+"""docs/rules.md, section "End of a round": one test per rule."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md, sections "Objective" and "Winning": one test per rule, each tie-break
+"""docs/rules.md, sections "Objective" and "Winning": one test per rule, each tie-break
 both through ``decide_winners`` and through a real played match."""
 
 from __future__ import annotations

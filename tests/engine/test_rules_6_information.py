@@ -1,4 +1,4 @@
-"""RULES.md, section "Information": what ``seat_view``, ``public_view`` and
+"""docs/rules.md, section "Information": what ``seat_view``, ``public_view`` and
 ``full_view`` show, checked by scanning their JSON text for every hidden tile."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The README's shell walkthrough as a test runs it: its ```sh blocks cut into steps,
+"""The shell walkthrough of docs/api.md as a test runs it: its ```sh blocks cut into steps,
 and the answers its ``# ->`` comments show, as patterns to match.
 
 A *step* is one command (with its ``\\`` continuation lines) and the comment lines
@@ -10,7 +10,7 @@ right under it that show its answer:
 * under a ``curl -N`` (a stream), the ``# `` lines are the stream as it is sent,
   message by message (``retry:``, ``event:``, ``id:``, ``data:``).
 
-In a JSON pattern ``...`` is what the README leaves out: ``{...}`` any object,
+In a JSON pattern ``...`` is what the page leaves out: ``{...}`` any object,
 ``[...]`` any list, ``[a, ...]`` a list that starts with ``a``, ``{"k": 1, ...}``
 an object with at least ``k`` (objects are always matched on the keys shown),
 ``"..."`` any value and ``"cf_..."`` any string that starts ``cf_``. Everything
@@ -33,7 +33,7 @@ TEXT = "\x00text:"  # a string with "..." in it: a pattern
 class Step:
     command: str
     status: int | None = None
-    answer: Any = None  # a JSON pattern, or None when the README shows none
+    answer: Any = None  # a JSON pattern, or None when the page shows none
     stream: list[dict[str, str]] = field(default_factory=list)  # a curl -N's messages
 
     @property
@@ -51,7 +51,7 @@ def sections(text: str, titles: tuple[str, ...]) -> dict[str, str]:
             if title.startswith(wanted):
                 found[wanted] = body
     missing = set(titles) - set(found)
-    assert not missing, f"the README has no section {sorted(missing)}"
+    assert not missing, f"the page has no section {sorted(missing)}"
     return found
 
 
@@ -125,7 +125,7 @@ def _stream_messages(comments: list[str]) -> list[dict[str, str]]:
 
 
 def pattern(text: str) -> Any:
-    """A README's JSON with ``...`` in it, as a pattern for ``matches``."""
+    """A JSON example with ``...`` in it, as a pattern for ``matches``."""
     text = re.sub(r'"((?:[^"\\]|\\.)*)"', _string_pattern, text)
     text = re.sub(r"\{\s*\.\.\.\s*\}", "{}", text)
     text = re.sub(r"\[\s*\.\.\.\s*\]", lambda _: json.dumps([MORE]), text)

@@ -1,9 +1,9 @@
-"""The README's walkthrough, run as a newcomer runs it: ``PORT=... make serve`` on a
-fresh database, then every ```sh block of "Players and tokens", "Playing a match
-over HTTP" and "Waiting for moves" pasted into one bash, in order, with curl and
-jq. A step fails the test when it exits non-zero, when a request gets an error
-the README does not show, or when an answer differs from its ``# ->`` comment
-(``tests/integration/readme.py`` says how those are read)."""
+"""The API walkthrough (docs/api.md), run as a newcomer runs it: ``PORT=... make
+serve`` on a fresh database, then every ```sh block of "Players and tokens",
+"Playing a match over HTTP" and "Waiting for moves" pasted into one bash, in
+order, with curl and jq. A step fails the test when it exits non-zero, when a
+request gets an error the page does not show, or when an answer differs from its
+``# ->`` comment (``tests/integration/readme.py`` says how those are read)."""
 
 from __future__ import annotations
 
@@ -21,14 +21,15 @@ from tests.integration.workers import ROOT
 
 pytestmark = [pytest.mark.slow]
 
-README = ROOT / "README.md"
+WALKTHROUGH_PAGE = ROOT / "docs" / "api.md"
+OPERATIONS = ROOT / "docs" / "operations.md"
 WALKTHROUGH = ("Players and tokens", "Playing a match over HTTP", "Waiting for moves")
 REQUEST_SECONDS = 30
 STREAM_SECONDS = 3  # a stream stays open: the test reads it this long, then hangs up
 CURL_TIMED_OUT = 28
 
-# curl as the README calls it, but the test also sees each request's status and
-# keeps the last answer of a step (even when the README pipes it into jq).
+# curl as docs/api.md calls it, but the test also sees each request's status and
+# keeps the last answer of a step (even when docs/api.md pipes it into jq).
 PRELUDE = """
 set -u -o pipefail
 curl() {
@@ -41,7 +42,7 @@ curl() {
 
 
 def walkthrough() -> list[Step]:
-    found = sections(README.read_text(), WALKTHROUGH)
+    found = sections(WALKTHROUGH_PAGE.read_text(), WALKTHROUGH)
     return [step for title in WALKTHROUGH for block in sh_blocks(found[title]) for step in steps(block)]
 
 
@@ -59,7 +60,7 @@ def script(all_steps: list[Step], folder: Path, port: int) -> str:
 
 
 def test_the_walkthrough_parses_into_steps_with_answers():
-    """Not a live test: the README still has the walkthrough this module runs."""
+    """Not a live test: docs/api.md still has the walkthrough this module runs."""
     all_steps = walkthrough()
     assert len(all_steps) > 20
     assert sum(step.answer is not None or step.status is not None for step in all_steps) > 15
@@ -76,8 +77,10 @@ def test_the_patterns_mean_what_the_docstring_says():
 
 
 def test_the_procfile_shown_is_the_procfile():
-    shown = re.search(r"\[`Procfile`\]\(Procfile\), whole:\n\n```text\n(.*?)```", README.read_text(), re.DOTALL)
-    assert shown, "the README's Procfile block is gone"
+    shown = re.search(
+        r"\[`Procfile`\]\(\.\./Procfile\), whole:\n\n```text\n(.*?)```", OPERATIONS.read_text(), re.DOTALL
+    )
+    assert shown, "docs/operations.md's Procfile block is gone"
     assert shown.group(1) == (ROOT / "Procfile").read_text()
 
 
@@ -136,10 +139,10 @@ def _step_problem(step: Step, rc: int, statuses: list[int], body: str) -> str | 
     if rc != 0 and not (step.streams and rc == CURL_TIMED_OUT):
         return f"exit status {rc}"
     if step.status is not None and (not statuses or statuses[-1] != step.status):
-        return f"HTTP {statuses}, the README says {step.status}"
+        return f"HTTP {statuses}, docs/api.md says {step.status}"
     errors = [status for status in statuses if status >= 400 and status != step.status]
     if errors or (statuses and 0 in statuses):
-        return f"HTTP {statuses}: an error the README does not show"
+        return f"HTTP {statuses}: an error docs/api.md does not show"
     if step.stream:
         return _stream_problem(step.stream, body)
     if step.answer is not None:
@@ -158,15 +161,15 @@ def _stream_problem(expected: list[dict[str, str]], body: str) -> str | None:
         if fields:
             messages.append(fields)
     if len(messages) < len(expected):
-        return f"{len(messages)} messages, the README shows {len(expected)}"
+        return f"{len(messages)} messages, docs/api.md shows {len(expected)}"
     for n, (shown, sent) in enumerate(zip(expected, messages, strict=False)):
         if set(shown) != set(sent):
-            return f"message {n} has {sorted(sent)}, the README shows {sorted(shown)}"
+            return f"message {n} has {sorted(sent)}, docs/api.md shows {sorted(shown)}"
         for name, value in shown.items():
             if name == "data":
                 problem = mismatch(pattern(value), json.loads(sent[name]), f"message {n} data")
                 if problem:
                     return problem
             elif value != sent[name]:
-                return f"message {n}: {name}: {sent[name]!r}, the README shows {value!r}"
+                return f"message {n}: {name}: {sent[name]!r}, docs/api.md shows {value!r}"
     return None
