@@ -90,8 +90,8 @@ def feed_page(*, game_id: int, user: Any, after: int, removed_since: datetime) -
     author's username loaded.
 
     Every open game stream asks this at each read, its once-a-minute safety net
-    included (2,000 idle streams: 33 a second), so the statement is written out:
-    the ORM built it anew each time, 2 ms of CPU against 0.3 ms."""
+    included, so the statement is written out: the ORM built it anew each time,
+    at several times the CPU (docs/performance.md)."""
     viewer = user.pk if user is not None and user.is_authenticated else None
     since = connection.ops.adapt_datetimefield_value(removed_since)
     params = [game_id, game_id, viewer, ChatChannel.PLAYERS, ChatChannel.SPECTATORS, after, after, since, PAGE_MAX]

@@ -7,8 +7,8 @@ Two ways into one Django project, chosen by path:
 * Event streams (``.../stream/``) go through the bridge below: the thread runs
   Django up to the stream's first byte (authentication, the snapshot), the loop
   then drives the stream's iterator alone (``core.wsgi_bridge``). An open stream
-  so holds about 100 objects rather than Django's ASGI request with its tasks
-  and a thread of its own (about 250, for every full collection to walk). A
+  so holds far fewer objects than Django's ASGI request with its tasks and a
+  thread of its own (for every full collection to walk). A
   stream request that comes with a body (it needs none) goes to the ASGI
   handler as before.
 * Everything else (the REST API, the admin, the docs) goes to Django's WSGI
@@ -17,28 +17,21 @@ Two ways into one Django project, chosen by path:
   and a request crosses to its thread and back once (``core.wsgi_bridge``;
   a body over ``API_MAX_BODY_BYTES`` or without a length goes through a2wsgi,
   which reads it as the application asks).
-  Measured with ``manage.py loadtest`` (16 clients, 2 uvicorn processes): 66
-  moves/s and 22.6 ms of server CPU per move, against 50 moves/s and 29.7 ms
-  through the ASGI handler, which runs every sync view in a thread of its own.
-  Two threads rather than more: with the CPU busy, more threads per process only
-  queue on the GIL (4 processes, three runs each: 180-184 moves/s with 2 threads,
-  171-177 with 3, 169-172 with 4).
+  The ASGI handler, which runs every sync view in a thread of its own, served
+  fewer moves at more CPU each. Two threads rather than more: with the CPU busy,
+  more threads per process only queue on the GIL.
 
 Web processes run under gunicorn (``config/gunicorn.conf.py``).
 
 Once loaded, the process freezes what it has so far (``gc.freeze``): the
-garbage collector no longer walks the ~95,000 objects of Django, DRF and this
-project on every full collection. Under the load test those collections had
-paused workers for up to 105 ms each, the longest stalls behind the p99.
+garbage collector no longer walks the objects of Django, DRF and this project
+on every full collection, whose pauses were the longest stalls behind the p99.
 And it collects the young generation every 20,000 new objects rather than
 Python's 700 (``WEB_GC_THRESHOLDS``, default ``20000,10,10``): a request's
 objects then rarely live through a collection, so few are promoted to the old
 generation, and the full collections that walk every open stream's objects
-(80-290 ms each with 500 streams a process, before they went through the
-bridge) come far more rarely. With
-2,000 idle streams open, the collector's share of two web processes' samples
-went from 0.2-0.6% to none; the move rate's gain was within the machine's noise
-(docs/performance.md, twelfth round).
+come far more rarely. The figures behind each of these choices are in
+docs/performance.md, "Measurements behind the code".
 """
 
 import gc

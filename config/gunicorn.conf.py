@@ -9,9 +9,8 @@ thread pool (``WSGI_THREADS``, see ``config/asgi.py``).
 ``reuse_port``: each worker listens on a socket of its own and the kernel spreads
 new connections over them. With one shared socket (``uvicorn --workers``, or
 gunicorn without it) the worker that is already busy keeps winning the race to
-accept: measured, 14 of the load test's 16 keep-alive connections landed on one
-of two workers, whose single core then capped the whole server (116 moves/s,
-against 180 with this file; see the README's load test).
+accept, and its single core then caps the whole server (measured:
+docs/performance.md, "Measurements behind the code").
 """
 
 import os
@@ -20,7 +19,7 @@ wsgi_app = "config.asgi:application"
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 # 4 on 2 cores: each worker is one core at most (the GIL), and with keep-alive
 # connections spread by hash a worker may get several times its share; with 3,
-# a 2/4/10 split left the machine 10% idle (162 moves/s against 186 balanced).
+# an uneven split left the machine idle (docs/performance.md).
 workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
 worker_class = "uvicorn_worker.UvicornWorker"
 reuse_port = True

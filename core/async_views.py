@@ -34,8 +34,8 @@ def _call_and_release(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 #: shared by all of them (``share_threads``, which ``config.asgi`` calls). Not a
 #: thread per request: Django's ASGI handler gives every request a thread of its
 #: own for ``thread_sensitive`` calls, which for streams that stay open meant a
-#: thread per open stream (4,000 streams: 4,000 threads, about 97 KiB of memory
-#: each, and a thread started for every stream). Each call starts and ends with
+#: thread per open stream (a thread's memory for each, and a thread started for
+#: every stream; docs/performance.md). Each call starts and ends with
 #: the connection back in the pool, so any thread can run it.
 DB_THREADS = ThreadPoolExecutor(max_workers=int(os.environ.get("LIVE_DB_THREADS", "4")), thread_name_prefix="live-db")
 _on_shared_threads = sync_to_async(_call_and_release, thread_sensitive=False, executor=DB_THREADS)

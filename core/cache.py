@@ -83,8 +83,8 @@ def send_all(client: Any, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
 
     What ``client.pipeline(transaction=False)`` does, on a connection of the same
     pool, without the pipeline object, its retries and the per-command hooks of
-    redis-py's client: a move's two trips (its rate limit, its notices) took 73
-    against 132 us of CPU on this machine (``tools/redis_parser_bench.py``). The pool still checks the
+    redis-py's client, which cost a move's two trips (its rate limit, its notices)
+    more CPU (``tools/redis_parser_bench.py``; docs/performance.md). The pool still checks the
     connection before handing it out, so a socket that a restarted Redis closed is
     reconnected, not reported. A failure disconnects the connection (some replies
     may be unread) and raises; there is no retry: the caller's breaker decides.

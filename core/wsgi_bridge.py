@@ -6,7 +6,7 @@ thread once per message: the thread asks the loop for the request body, then
 hands it the response's start, each body chunk and the end, each time through
 ``run_coroutine_threadsafe``, a task, a queue and a future the thread blocks on
 (about four round trips a request, each waking the loop). Under the load test
-that was 12.7% of the web processes' CPU (docs/performance.md). Here the loop
+that was a large share of the web processes' CPU (docs/performance.md). Here the loop
 reads the whole body first, the thread runs the application from start to
 finish on an in-memory body and returns the whole answer, and the loop sends it:
 one ``run_in_executor`` per request.

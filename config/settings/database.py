@@ -21,8 +21,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
         DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     # Server-side parameters and prepared statements: PostgreSQL plans a statement
-    # once per connection, not on every execution. Measured with the load test:
-    # +10% moves/s (195 against 180), p99 130 against 140 ms. Turn off behind a
+    # once per connection, not on every execution (measured: docs/performance.md,
+    # "Measurements behind the code"). Turn off behind a
     # pooler that cannot keep prepared statements (PgBouncer in transaction mode).
     if env.bool("DB_PREPARED_STATEMENTS", default=True):
         DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=2)

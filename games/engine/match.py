@@ -425,8 +425,8 @@ class Match:
         A snapshot: later moves do not change it. Like ``copy``, it shares what is
         never changed in place once made - the events in ``log`` and the summaries
         in ``rounds`` (each list is new; a move appends to the match's own) - so a
-        caller must not change those dicts either. Copying each of them was a tenth
-        of a millisecond of every move (docs/performance.md, tenth round)."""
+        caller must not change those dicts either. Copying each of them was a
+        measurable share of every move (docs/performance.md)."""
         return {
             "version": STATE_VERSION,
             "ruleset": self.ruleset.to_dict(),

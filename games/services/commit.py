@@ -329,7 +329,7 @@ def _lock_with_seats_sql() -> tuple[str, list[str], list[Any]]:
     player_columns = ", ".join(f"p.{f}" for f in _PLAYER_FIELDS)
     # The creator and each seat's player (null for an empty seat) are looked up by
     # their keys, not joined: joined, PostgreSQL hash-joined the whole account table on
-    # every move while it had a few hundred accounts (docs/performance.md, thirteenth round).
+    # every move while it had a few hundred accounts (docs/performance.md).
     sql = (
         f"SELECT {game_columns}, "
         f"(SELECT json_build_array(c.username, c.is_bot) FROM {User._meta.db_table} c "
