@@ -52,7 +52,7 @@ lint: install-dev
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/python tests/contract/test_function_imports.py
+	$(BIN)/python -m tests.contract.test_function_imports
 
 test: lint
 	$(BIN)/python -m pytest -n $(TEST_PROCESSES) --dist loadfile $(PYTEST_ARGS)

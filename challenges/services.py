@@ -22,6 +22,7 @@ from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from bots.strategies import STRATEGIES
 from challenges.errors import ChallengeCode, ChallengeError
 from challenges.models import (
     Challenge,
@@ -36,7 +37,6 @@ from games import services as game_services
 from games.engine import Ruleset
 from games.errors import GameCode, GameError, engine_refusals
 from games.models import GameStatus, Seat
-from games.strategies import STRATEGIES
 from ladder import selectors as ladder_selectors
 from players.models import User
 

@@ -8,7 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 urlpatterns = [
     path("api/v1/", include("players.urls")),
     path("api/v1/", include("games.urls")),
-    path("api/v1/", include("bots.urls")),
+    path("api/v1/", include("games.bot_views")),
     path("api/v1/", include("ops.urls")),
     path("api/v1/", include("moderation.urls")),
     path("api/v1/", include("challenges.urls")),

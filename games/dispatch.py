@@ -1,7 +1,8 @@
 """What happens after a game's transaction commits: live notices, follow-up tasks;
 and how lost follow-ups are found again.
 
-Every state change ends in ``after_commit`` (``services._publish_on_commit``). A
+Every state change ends in ``after_commit``, registered with ``transaction.on_commit``
+when a ``game_change`` block leaves (``games.services.commit.GameChange``). A
 task carries the game id and the seq it expects; it re-locks the game and does
 nothing if the game has moved on, so a duplicate or late task is harmless.
 
@@ -13,8 +14,8 @@ by every worker when it starts or reconnects to the broker (``ops.worker``:
 everything pending, with countdowns to when it is due).
 
 Tasks are sent by name (``BOT_TURN_TASK``, ``TURN_CLOCK_TASK``): the games
-services must not import the apps whose workers run them (``bots``), and the
-names are the tasks' public identity on the broker anyway.
+services must not import the tasks that call them (``games.tasks`` is above
+them), and the names are the tasks' public identity on the broker anyway.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ MAX_COUNTDOWN_SECONDS = 600
 # The sweep leaves a bot turn this long past its due time before re-sending it
 # (its own task is normally on its way).
 BOT_GRACE = timedelta(seconds=5)
-#: The names the follow-up tasks are registered under (``bots.tasks``, ``games.tasks``).
+#: The names the follow-up tasks are registered under (both in ``games.tasks``; the bot
+#: turn's name is kept from when the task lived in the ``bots`` app).
 BOT_TURN_TASK = "bots.play_bot_turn"
 TURN_CLOCK_TASK = "games.turn_timeout"
 #: How many of the game's last events its notice carries (read once per change when

@@ -11,11 +11,11 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from bots.strategies import STRATEGIES
 from core.inputs import validated
 from core.serializers import FloatField
 from games.engine import EVENT_TYPES, MAX_PLAYERS, SET_SIZES, TIE_BREAKS, tile_count
 from games.models import GameStatus, MoveSource
-from games.strategies import STRATEGIES
 
 TILE_PATTERN = r"^\d{1,2}-\d{1,2}$"
 END_PATTERN = r"^e\d+$"
@@ -50,7 +50,7 @@ SPINNER_ARM_CHOICES = tuple((arms, arms) for arms in SPINNER_ARMS)
 
 
 def strategy_choices() -> list[str]:
-    """The server-bot strategies, as registered (``games.strategies``)."""
+    """The server-bot strategies, as registered (``bots.strategies``)."""
     return sorted(STRATEGIES)
 
 

@@ -10,8 +10,8 @@ from django.conf import settings
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from bots.strategies import STRATEGIES
 from games.models import GameStatus, Seat
-from games.strategies import STRATEGIES
 from ladder.models import LEVEL_ACCOUNT_PREFIX, TABLE_SIZES, LadderEntry, LadderRound
 
 CURRENT = (GameStatus.OPEN, GameStatus.RUNNING)

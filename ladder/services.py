@@ -26,9 +26,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from bots.strategies import STRATEGIES
 from games import services as game_services
 from games.errors import GameError
-from games.strategies import STRATEGIES
 from ladder import selectors
 from ladder.errors import LadderCode, LadderError
 from ladder.models import LEVEL_ACCOUNT_PREFIX, TABLE_SIZES, LadderEntry, LadderGame, LadderRound

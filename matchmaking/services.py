@@ -23,11 +23,11 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from bots.strategies import STRATEGIES
 from core.errors import ApiError, CoreCode
 from games import account_feeds
 from games import services as game_services
 from games.models import Game, GameStatus, Seat
-from games.strategies import STRATEGIES
 from matchmaking import hooks
 from matchmaking.errors import SeekCode, SeekError
 from matchmaking.matching import Candidate, RatingWindow, next_group, next_timeout

@@ -32,7 +32,6 @@ INSTALLED_APPS = [
     "core",
     "players",
     "games",
-    "bots",
     "tools",
     "moderation",
     "ops",

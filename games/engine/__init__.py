@@ -23,11 +23,10 @@ Use::
 * ``seat_view`` / ``public_view`` / ``full_view`` are what a seat, a spectator and a
   moderator may see; only ``full_view`` holds other hands, the boneyard and the seed.
 
-For strategies that search (``docs/bots.md``): ``Match.copy()`` is a cheap exact
-copy; ``sim.Sim`` is a running round in compact form with the same rules, for
-fast play-outs (``rollout``); ``knowledge.Knowledge`` reads a seat's view and
-samples the hidden tiles consistently with everything public; ``search`` is the
-determinized Monte Carlo search behind the ``strong`` strategy.
+The engine is the rules only. The bots' reasoning that builds on it (fast
+play-outs, sampling hidden tiles, the search behind ``strong``, the strategies'
+registry) is the ``bots`` package, which imports the engine and is never imported
+by it; ``Match.copy()`` is the cheap exact copy it relies on.
 """
 
 from .errors import RULE_CODES, SETUP_CODES, EngineError, RuleError, RulesetError

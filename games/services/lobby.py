@@ -7,6 +7,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from bots.strategies import STRATEGIES
 from core.errors import CoreCode
 from games import engine
 from games.engine import Match, Ruleset
@@ -14,7 +15,6 @@ from games.errors import GameCode, GameError, engine_refusals
 from games.models import Game, GameStatus, Seat
 from games.services.commit import GameChange, game_change, game_change_new, locked_seats
 from games.services.guards import require_creator, require_status
-from games.strategies import STRATEGIES
 from players.models import User
 
 # The largest whole number a JSON number keeps exactly in every language (JavaScript's

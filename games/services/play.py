@@ -10,6 +10,7 @@ from typing import Any
 from django.db import IntegrityError
 from django.utils import timezone
 
+from bots.strategies import STRATEGIES
 from games import engine
 from games.engine import Match, RuleError
 from games.engine import Move as EngineMove
@@ -17,7 +18,6 @@ from games.errors import GameCode, GameError, engine_refusals
 from games.models import Event, Game, GameStatus, Move, MoveSource
 from games.services.commit import GameChange, GameGone, MoveResult, game_change
 from games.services.guards import player_seat, require_status
-from games.strategies import STRATEGIES
 from players.models import User
 
 log = logging.getLogger(__name__)

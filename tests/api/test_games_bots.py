@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from bots.strategies import STRATEGIES
 from games import services
 from games.errors import GameError
 from games.models import Move
-from games.strategies import STRATEGIES
 from tests.api.games_helpers import BOTS, PLAY_SETUP, ok, play, view
 
 pytestmark = pytest.mark.django_db

@@ -14,22 +14,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.contract.apps import PACKAGES
+
 ROOT = Path(__file__).resolve().parents[2]
-APPS = (
-    "games",
-    "bots",
-    "players",
-    "core",
-    "ops",
-    "moderation",
-    "ratings",
-    "matchmaking",
-    "challenges",
-    "ladder",
-    "config",
-    "tools",
-    "web",
-)
+APPS = PACKAGES  # every top-level package but the tests (tests/contract/apps.py)
 THE_ONE_PATH = Path("games/services/commit.py")
 
 MODELS = {"Game", "Seat", "Move", "Event"}

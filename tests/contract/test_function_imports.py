@@ -8,7 +8,7 @@ in ``ALLOWED`` with the reason (Django's ``AppConfig.ready``, modules that the
 Celery app loads before Django's app registry is ready).
 
 Runs in ``make test`` as a test and in ``make lint`` as a script
-(``python tests/contract/test_function_imports.py``: prints each one found).
+(``python -m tests.contract.test_function_imports``: prints each one found).
 """
 
 from __future__ import annotations
@@ -19,24 +19,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.contract.apps import PACKAGES
+
 ROOT = Path(__file__).resolve().parents[2]
 
-#: The apps checked (the server's own code: not tests, tools or examples).
-APPS = (
-    "games",
-    "bots",
-    "players",
-    "core",
-    "ops",
-    "moderation",
-    "challenges",
-    "matchmaking",
-    "ratings",
-    "chat",
-    "config",
-    "tools",
-    "web",
-)
+#: The packages checked: every top-level package but the tests (``tests/contract/apps.py``,
+#: derived from the repository and ``INSTALLED_APPS``, so a new app is checked at once).
+APPS = PACKAGES
 
 #: Top-level names of this project's modules; a relative import is first-party too.
 FIRST_PARTY = frozenset({*APPS, "tests", "tools"})

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from rest_framework.test import APIClient
 
-from games.strategies import STRATEGIES
+from bots.strategies import STRATEGIES
 from ladder import services
 from ladder.models import LadderEntry
 from tests.openapi_check import assert_matches_schema

@@ -8,8 +8,8 @@ import io
 import pytest
 from django.core.management import call_command
 
+from bots.strategies import STRATEGIES
 from games.models import Game, GameStatus
-from games.strategies import STRATEGIES
 from ladder import services
 from ladder.management.commands.ladder_play import placings
 from ladder.models import LadderRound

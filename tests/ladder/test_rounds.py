@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 import pytest
 from django.db import connection
 
+from bots.strategies import STRATEGIES
 from games import services as game_services
 from games.models import Game, GameStatus, Seat
-from games.strategies import STRATEGIES
 from ladder import services
 from ladder.models import LadderEntry, LadderGame, LadderRound
 from ladder.services import Candidate, tables_choose

@@ -18,11 +18,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from bots.knowledge import Knowledge
+from bots.search import candidates
+from bots.sim import Sim
+from bots.strategies import LEVELS, STRATEGIES, choose_greedy
 from games.engine import PLAYING, Match, Ruleset, seat_view
-from games.engine.knowledge import Knowledge
-from games.engine.search import candidates
-from games.engine.sim import Sim
-from games.strategies import LEVELS, STRATEGIES, choose_greedy
 
 from .stats import percentile
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import fields
 from functools import cache
 
-from games.engine.search import SearchSettings
-from games.strategies import LEVELS, STRATEGIES, Choose, level_strategy
+from bots.search import SearchSettings
+from bots.strategies import LEVELS, STRATEGIES, Choose, level_strategy
 
 _SETTINGS = {f.name: f.type for f in fields(SearchSettings)}
 

@@ -16,11 +16,10 @@ import random
 import pytest
 from hypothesis import given, settings
 
+from bots.sim import DRAW, GREEDY, HEAVY, PASS, SMART, Sim, engine_move, play_move, sim_move, tile_index
 from games.engine import PLAYING, Match, Ruleset, parse_tile
-from games.engine.sim import DRAW, GREEDY, HEAVY, PASS, SMART, Sim, engine_move, play_move, sim_move, tile_index
-
-from .helpers import free_match, new_match, play
-from .test_properties import PROPERTY_SETTINGS, choosers, rulesets, seeds
+from tests.engine.helpers import free_match, new_match, play
+from tests.engine.test_properties import PROPERTY_SETTINGS, choosers, rulesets, seeds
 
 
 def sim_state(sim: Sim) -> tuple[object, ...]:

@@ -1,5 +1,5 @@
-"""The searching strategy (``games.engine.search``) and its levels
-(``games.strategies``): legal, replayable from its seed, within its budget."""
+"""The searching strategy (``bots.search``) and its levels
+(``bots.strategies``): legal, replayable from its seed, within its budget."""
 
 from __future__ import annotations
 
@@ -13,14 +13,13 @@ from typing import Any
 
 import pytest
 
+from bots import search as search_module
+from bots.knowledge import Knowledge
+from bots.search import SearchSettings, candidates, search_move, utility_function
+from bots.sim import Sim
+from bots.strategies import LEVELS, STRATEGIES, choose_greedy
 from games.engine import PLAYING, Match, Ruleset, seat_view
-from games.engine import search as search_module
-from games.engine.knowledge import Knowledge
-from games.engine.search import SearchSettings, candidates, search_move, utility_function
-from games.engine.sim import Sim
-from games.strategies import LEVELS, STRATEGIES, choose_greedy
-
-from .helpers import free_match
+from tests.engine.helpers import free_match
 
 
 def views(ruleset: Ruleset, seed: int, every: int = 5) -> list[dict[str, Any]]:
@@ -148,8 +147,8 @@ def test_a_choice_replays_in_another_process() -> None:
     code = (
         "import random, json\n"
         "from games.engine import Ruleset\n"
-        "from games.engine.search import SearchSettings, search_move\n"
-        "from tests.engine.test_search import views\n"
+        "from bots.search import SearchSettings, search_move\n"
+        "from tests.bots.test_search import views\n"
         "found = views(Ruleset(set_max=9, players=3, rounds=1), 21, every=2)[:10]\n"
         "print(json.dumps([search_move(v, random.Random(i), SearchSettings(rollouts=30)) for i, v in enumerate(found)]))\n"
     )

@@ -1,9 +1,9 @@
 """Bot strategies: pluggable move choosers for server bots and turn-clock fallbacks.
 
-The registry lives in ``games`` because the games services need it (a bot seat's
-strategy is checked when it is added; the turn clock plays ``greedy`` for an
-absent player); other apps (``bots``) may register more with ``@register``.
-Strategies are pure: they see only what the seat may see.
+The registry sits in ``bots``, below the games services that need it (a bot seat's
+strategy is checked when it is added; the turn clock plays the table's level for an
+absent player), with the search it calls. Strategies are pure: they see only what
+the seat may see.
 
 A strategy is a callable ``choose(view, rng) -> move``. ``view`` is exactly what the
 seat may see (``games.engine.seat_view``: its own hand, the layout, hand sizes,
@@ -13,7 +13,7 @@ is a ``random.Random`` the caller seeds, so a bot's choices replay. Register a n
 one with ``@register("name", "description")``.
 
 ``random`` and ``greedy`` look at their own hand only; ``strong`` and the
-difficulty levels ``easy``, ``medium`` and ``hard`` search (``games.engine.search``,
+difficulty levels ``easy``, ``medium`` and ``hard`` search (``bots.search``,
 ``docs/bots.md``: how they work and how strong each one measured).
 """
 
@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from games.engine.search import SearchSettings, search_move
+from bots.search import SearchSettings, search_move
 
 Move = dict[str, Any]
 View = dict[str, Any]
@@ -73,7 +73,8 @@ def choose_random(view: View, rng: random.Random) -> Move:
 def choose_greedy(view: View, rng: random.Random) -> Move:
     plays = [m for m in view["legal_moves"] if m["type"] == "play"]
     if not plays:
-        return view["legal_moves"][0]  # draw, or pass: the only choice left
+        only: Move = view["legal_moves"][0]  # draw, or pass: the only choice left
+        return only
     blank_points = view["ruleset"]["double_blank_points"]
     hand = [_pips(t) for t in view["hand"]]
 
@@ -89,7 +90,7 @@ def choose_greedy(view: View, rng: random.Random) -> Move:
 
 
 # -- searching strategies ---------------------------------------------------------------
-# ``games.engine.search``: determinized Monte Carlo over deals consistent with the
+# ``bots.search``: determinized Monte Carlo over deals consistent with the
 # seat's view (docs/bots.md). The budget is a count of play-outs, so a seeded rng
 # replays a choice exactly; TIME_CAP_SECONDS of CPU per decision is only a safety net
 # (a decision takes a few milliseconds). The difficulty levels are the same search

@@ -14,7 +14,7 @@ From a seat's view alone (``seat_view``: nothing hidden) the search
 
 Its cost is bounded by ``rollouts``, a count, so a seeded ``rng`` replays it
 exactly; the caller may pass ``stop`` (a time cap, say) to end it early. The engine
-has no clock, so the time cap, if any, comes from outside (``games.strategies``).
+has no clock, so the time cap, if any, comes from outside (``bots.strategies``).
 
 ``utility`` turns a round's scores into what the seat wants: to win the match. It
 is the chance of finishing with the lowest total if every later round added normal
@@ -30,9 +30,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .knowledge import Knowledge
-from .sim import DRAW, GREEDY, PASS, play_move
-from .tiles import full_set
+from bots.knowledge import Knowledge
+from bots.sim import DRAW, GREEDY, PASS, play_move
+from games.engine.tiles import full_set
 
 Move = dict[str, Any]
 

@@ -30,13 +30,13 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
+from bots.strategies import STRATEGIES
 from core import notify
 from core.processes import celery_command
 from games import services
 from games.engine import Match
 from games.live import game_channel
 from games.models import Game, GameStatus, Move
-from games.strategies import STRATEGIES
 from players.models import User
 
 POLL_SECONDS = 0.0005

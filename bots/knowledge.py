@@ -20,7 +20,7 @@ So each seat is a list of *slots*, one per tile it was dealt or drew, each with 
 condition its tile had to meet; the tiles it played fill some slots (a matching:
 each played tile into a slot it could have come from, ``_match_plays``) and the
 hidden tiles fill the rest. Every sample is a possible deal: ``world`` returns the
-whole deal and draw order behind a sample, and ``tests/engine/test_knowledge.py``
+whole deal and draw order behind a sample, and ``tests/bots/test_knowledge.py``
 replays the public history on it with ``Match`` and gets the same events.
 
 Samples are consistent, not weighted by how likely each deal is given how the
@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from .ruleset import Ruleset
-from .sim import Sim
-from .tiles import Tile, full_set
+from bots.sim import Sim
+from games.engine.ruleset import Ruleset
+from games.engine.tiles import Tile, full_set
 
 # What a drawn tile turned out to be (a draw slot's condition).
 _UNPLAYABLE = 0  # passed on at once: it matched no playable pip

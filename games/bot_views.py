@@ -1,15 +1,17 @@
-"""GET /api/v1/bots/: the server-bot strategies a seat can be filled with."""
+"""GET /api/v1/bots/: the server-bot strategies a seat can be filled with (the
+registry is ``bots.strategies``; what the arena measured, ``games.strength``)."""
 
 from __future__ import annotations
 
+from django.urls import path
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from bots.strategies import STRATEGIES
 from games.serializers import BotStrategyOutput
-from games.strategies import STRATEGIES
 from games.strength import measured
 
 
@@ -30,3 +32,6 @@ class BotStrategyListApi(APIView):
             for s in sorted(STRATEGIES.values(), key=lambda s: s.name)
         ]
         return Response(BotStrategyOutput(rows, many=True).data)
+
+
+urlpatterns = [path("bots/", BotStrategyListApi.as_view(), name="bots")]

@@ -1,5 +1,8 @@
 """A fast simulator of the rest of a round, for strategies that search.
 
+Fast twin of ``games.engine.Match`` (the canonical rules); ``tests/bots/test_sim.py``
+keeps the two equal, move by move.
+
 ``Sim`` is one running round in the smallest form the rules need, so that a
 strategy can copy it and play it out thousands of times a second:
 
@@ -14,7 +17,7 @@ strategy can copy it and play it out thousands of times a second:
 
 The rules are exactly ``Match``'s: the same moves are legal, a move has the same
 effect on hands, boneyard and (the pips of) the open ends, and a round ends at the
-same point with the same scores. ``tests/engine/test_sim.py`` checks that against
+same point with the same scores. ``tests/bots/test_sim.py`` checks that against
 ``Match`` move by move, and a whole ``rollout`` by replaying its moves on ``Match``.
 
 A move is an int: ``play_move(tile, pip)`` (``tile << 5 | pip``: the tile on an end
@@ -28,11 +31,11 @@ import random
 from collections.abc import Sequence
 from functools import cache
 
-from .match import PLAYING, Match
-from .moves import DRAW as DRAW_TYPE
-from .moves import PASS as PASS_TYPE
-from .moves import PLAY, Move
-from .tiles import Tile, full_set
+from games.engine.match import PLAYING, Match
+from games.engine.moves import DRAW as DRAW_TYPE
+from games.engine.moves import PASS as PASS_TYPE
+from games.engine.moves import PLAY, Move
+from games.engine.tiles import Tile, full_set
 
 DRAW = -1
 PASS = -2

@@ -1,4 +1,4 @@
-"""Positions sampled for a seat (``games.engine.knowledge``) are consistent with
+"""Positions sampled for a seat (``bots.knowledge``) are consistent with
 everything public and are built from the seat's view alone.
 
 The strongest check replays the round: ``Knowledge.world`` gives the whole deal and
@@ -18,15 +18,14 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
+from bots import knowledge as knowledge_module
+from bots.knowledge import Knowledge, NoConsistentDeal, World
+from bots.search import SearchSettings, search_move
+from bots.sim import tile_index
+from bots.strategies import choose_greedy
 from games.engine import PLAYING, Match, Ruleset, full_set, parse_tile, seat_view
-from games.engine import knowledge as knowledge_module
-from games.engine.knowledge import Knowledge, NoConsistentDeal, World
-from games.engine.search import SearchSettings, search_move
-from games.engine.sim import tile_index
-from games.strategies import choose_greedy
-
-from .helpers import free_match
-from .test_properties import PROPERTY_SETTINGS, choosers, rulesets, seeds
+from tests.engine.helpers import free_match
+from tests.engine.test_properties import PROPERTY_SETTINGS, choosers, rulesets, seeds
 
 
 def replay_round(view: dict[str, Any], world: World) -> Match:
