@@ -19,13 +19,28 @@ from typing import Any
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.plumbing import ResolvedComponent
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
 from core.errors import all_error_codes
 from core.problems import PROBLEM_CONTENT_TYPE, example_problem
 from core.serializers import ProblemSerializer
 
 AUTH_CODES = ("not_authenticated", "authentication_failed")
+
+#: The paging query parameters of a list (``?limit=&offset=``), for ``extend_schema(parameters=...)``
+#: of a view that pages with ``core.pagination`` outside a generic list view.
+PAGE_PARAMETERS = [
+    OpenApiParameter(
+        "limit", int, OpenApiParameter.QUERY, required=False, description="Number of results to return per page."
+    ),
+    OpenApiParameter(
+        "offset",
+        int,
+        OpenApiParameter.QUERY,
+        required=False,
+        description="The initial index from which to return the results.",
+    ),
+]
 
 
 def problem_responses(*codes: str | int) -> dict[tuple[int, str], OpenApiResponse]:

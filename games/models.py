@@ -15,9 +15,9 @@ class DocumentField(models.JSONField):
     """A JSON document the database keeps but never looks inside (the engine
     state, rewritten whole on every move). On PostgreSQL it is stored as
     ``text``: ``jsonb`` parses every write into its binary form, which pgbench
-    measured at less than half the rate of locked updates of a 12 KB state
-    (1,700/s against 4,000/s as lz4-compressed text, which migration 0003 turns
-    on where the server has lz4). Elsewhere it is a plain ``JSONField``."""
+    measured far slower than lz4-compressed text (which migration 0003 turns on
+    where the server has lz4; docs/performance.md). Elsewhere it is a plain
+    ``JSONField``."""
 
     def db_type(self, connection: Any) -> str | None:
         return "text" if connection.vendor == "postgresql" else super().db_type(connection)

@@ -1,5 +1,8 @@
 """The answers served on every move and every poll, built as plain dicts.
 
+Fast twin of ``games/serializers.py`` (the contract's shapes); ``tests/api/test_output.py``
+keeps the two equal.
+
 ``games.serializers`` declares these shapes for the contract (``openapi.yaml``).
 Building them through DRF's nested serializers cost about a quarter of a move
 request (every nested serializer deep-copies its declared fields each time it

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from core.errors import CoreCode
 from core.inputs import validated
-from core.schema import problem_responses
+from core.schema import PAGE_PARAMETERS, problem_responses
 from core.throttling import ScopedRateThrottle
 from games import output, selectors, services
 from games.errors import GameError
@@ -48,19 +48,6 @@ IDEMPOTENCY_KEY = OpenApiParameter(
     description="Any unique string (e.g. a UUID). Retrying with the same key returns the first answer "
     "(status 200, header Idempotent-Replayed: true) instead of moving twice.",
 )
-
-PAGE_PARAMETERS = [
-    OpenApiParameter(
-        "limit", int, OpenApiParameter.QUERY, required=False, description="Number of results to return per page."
-    ),
-    OpenApiParameter(
-        "offset",
-        int,
-        OpenApiParameter.QUERY,
-        required=False,
-        description="The initial index from which to return the results.",
-    ),
-]
 
 
 # A GenericAPIView for its paginator: the list answers {count, next, previous, results}.

@@ -218,8 +218,10 @@ def _field(model: type[Model], name: str) -> Field[Any, Any]:
 
 
 def _write(game: Game, fields: list[str], moves: list[Move], events: list[Event]) -> None:
-    """Save ``fields`` of the game row and insert its new moves and events. On
-    PostgreSQL that is one statement (the inserts are data-modifying WITH clauses of
+    """Save ``fields`` of the game row and insert its new moves and events.
+
+    Fast twin (PostgreSQL) of the portable branch below; ``tests/api/test_move_statements.py``
+    keeps the two equal. On PostgreSQL that is one statement (the inserts are data-modifying WITH clauses of
     the UPDATE): one round trip and no ORM query building on the path of every move."""
     if connection.vendor != "postgresql":
         Move.objects.bulk_create(moves)
@@ -351,7 +353,10 @@ def _lock_with_seats_sql() -> tuple[str, list[str], list[Any]]:
 
 
 def _lock_with_seats(game_id: int, replay_of: tuple[int, str] | None) -> tuple[Game, list[Seat], int | None]:
-    """The game row locked (creator read along), its seats in seat order with their
+    """Fast twin (PostgreSQL) of the portable branch below (``_lock``, ``_seats_and_replay``);
+    ``tests/api/test_move_statements.py`` keeps the two equal.
+
+    The game row locked (creator read along), its seats in seat order with their
     players (``id``, ``username``, ``is_bot`` loaded; any other field of a player is
     read when asked for) and, for ``replay_of`` = (actor id, Idempotency-Key), the id
     of the move that actor already made with that key (None: none), in one round trip

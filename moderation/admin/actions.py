@@ -18,6 +18,7 @@ from django.contrib.admin import helpers
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.urls import path
 
 from core.errors import ApiError
 from moderation.services import MODERATE_PERMISSION
@@ -36,6 +37,32 @@ class ModerateMixin:
 
     def has_moderate_permission(self, request: HttpRequest) -> bool:
         return can_moderate(request)
+
+
+class ModeratorPagesMixin(ModerateMixin, admin.ModelAdmin):
+    """For a ModelAdmin whose rows have moderators' pages of their own: the change page
+    learns whether the viewer may act (``can_moderate``, for its buttons), and each
+    ``(suffix, view method)`` of ``moderator_pages`` is served at ``<object_id>/<suffix>/``,
+    named ``<app>_<model>_<method without _view>`` (``admin:games_game_abort``)."""
+
+    moderator_pages: tuple[tuple[str, str], ...] = ()
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        extra = {"can_moderate": self.has_moderate_permission(request), **(extra_context or {})}
+        return super().change_view(request, object_id, form_url, extra)
+
+    def get_urls(self) -> list[Any]:
+        prefix = f"{self.opts.app_label}_{self.opts.model_name}"
+        wrap = self.admin_site.admin_view
+        own = [
+            path(
+                f"<path:object_id>/{suffix}/", wrap(getattr(self, view)), name=f"{prefix}_{view.removesuffix('_view')}"
+            )
+            for suffix, view in self.moderator_pages
+        ]
+        return own + super().get_urls()  # first: the default "<object_id>/" would catch these
 
 
 class ReasonForm(forms.Form):

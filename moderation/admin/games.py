@@ -21,7 +21,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
@@ -32,7 +32,7 @@ from games import services as game_services
 from games.engine import Match
 from games.models import Game, Move, MoveSource, Seat
 from moderation import services as moderation
-from moderation.admin.actions import ModerateMixin, ReasonForm, error_text, reason_action, render_action_page
+from moderation.admin.actions import ModeratorPagesMixin, ReasonForm, error_text, reason_action, render_action_page
 from moderation.admin.audit import AuditEntryInline, ReadOnlyAdminMixin
 from moderation.admin.chat import ChatMessageInline
 from players.authentication import request_account
@@ -237,7 +237,7 @@ def _form_data(request: HttpRequest) -> Any:
 
 
 @admin.register(Game)
-class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+class GameAdmin(ModeratorPagesMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("id", "status", "players", "bots", "created_at", "last_move_at", "turn_deadline", "moderated")
     list_filter = ("status", HasBotsFilter, StuckFilter, "moderated", "practice", "rated")
     search_fields = ("seats__player__username", "creator__username")
@@ -311,23 +311,13 @@ class GameAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         return render_to_string("admin/games/game/layout.html", {"view": view})
 
     # -- pages ------------------------------------------------------------------------
-    def change_view(
-        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        extra = {"can_moderate": self.has_moderate_permission(request), **(extra_context or {})}
-        return super().change_view(request, object_id, form_url, extra)
-
-    def get_urls(self) -> list[Any]:
-        info = self.opts.app_label, self.opts.model_name
-        wrap = self.admin_site.admin_view
-        own = [
-            path("<path:object_id>/abort/", wrap(self.abort_view), name="{}_{}_abort".format(*info)),
-            path("<path:object_id>/seat-to-bot/", wrap(self.seat_to_bot_view), name="{}_{}_seat_to_bot".format(*info)),
-            path("<path:object_id>/seat-remove/", wrap(self.seat_remove_view), name="{}_{}_seat_remove".format(*info)),
-            path("<path:object_id>/hands/", wrap(self.hands_view), name="{}_{}_hands".format(*info)),
-            path("<path:object_id>/replay/", wrap(self.replay_view), name="{}_{}_replay".format(*info)),
-        ]
-        return own + super().get_urls()  # first: the default "<object_id>/" would catch these
+    moderator_pages = (
+        ("abort", "abort_view"),
+        ("seat-to-bot", "seat_to_bot_view"),
+        ("seat-remove", "seat_remove_view"),
+        ("hands", "hands_view"),
+        ("replay", "replay_view"),
+    )
 
     def _game_to_moderate(self, request: HttpRequest, object_id: str) -> Game:
         game = self.get_object(request, unquote(object_id))

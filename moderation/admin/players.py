@@ -23,14 +23,14 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from core.errors import ApiError
 from moderation import selectors
 from moderation import services as moderation
-from moderation.admin.actions import ModerateMixin, error_text, reason_action, render_action_page
+from moderation.admin.actions import ModerateMixin, ModeratorPagesMixin, error_text, reason_action, render_action_page
 from players.models import ApiToken, User
 
 #: Periods for a mute or a suspension from the account's page (hours; 0: until lifted).
@@ -123,7 +123,7 @@ def _until(hours: int) -> Any:
 
 
 @admin.register(User)
-class UserAdmin(ModerateMixin, DjangoUserAdmin):
+class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
     list_display = ("username", "is_bot", "is_active", "is_staff", "date_joined", "last_login")
     list_filter = ("is_bot", "is_active", "is_staff")
     search_fields = ("username", "email", "first_name", "last_name")
@@ -163,20 +163,7 @@ class UserAdmin(ModerateMixin, DjangoUserAdmin):
     def moderation_history(self, user: User) -> SafeString:
         return render_to_string("admin/moderation/history.html", {"rows": selectors.account_history(user=user)})
 
-    def change_view(
-        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        extra = {"can_moderate": self.has_moderate_permission(request), **(extra_context or {})}
-        return super().change_view(request, object_id, form_url, extra)
-
-    def get_urls(self) -> list[Any]:
-        info = self.opts.app_label, self.opts.model_name
-        wrap = self.admin_site.admin_view
-        own = [
-            path("<path:object_id>/note/", wrap(self.note_view), name="{}_{}_note".format(*info)),
-            path("<path:object_id>/sanction/", wrap(self.sanction_view), name="{}_{}_sanction".format(*info)),
-        ]
-        return own + super().get_urls()
+    moderator_pages = (("note", "note_view"), ("sanction", "sanction_view"))
 
     def _account_to_moderate(self, request: HttpRequest, object_id: str) -> User:
         user = self.get_object(request, unquote(object_id))

@@ -1,13 +1,18 @@
-"""The one statement that locks a game on PostgreSQL and reads what a change needs
-with it (``games.services.commit._lock_with_seats``): the same game, creator and
-seats as the ORM reads them."""
+"""The PostgreSQL-only statements of the commit path against their portable twins:
+the one that locks a game and reads what a change needs with it
+(``games.services.commit._lock_with_seats``) reads the same game, creator and seats
+as the ORM, and the lock and the one-statement write (``_write``) leave the same rows
+as the ORM's lock, reads and writes."""
 
 from __future__ import annotations
 
-import pytest
-from django.db import transaction
+import json
 
-from games.models import Seat
+import pytest
+from django.db import connection, transaction
+
+from games import selectors, services
+from games.models import Event, Game, Move, Seat
 from games.services import commit
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]  # SQLite takes the ORM's way
@@ -26,3 +31,65 @@ def test_the_lock_gives_the_creator_and_the_seats_in_order_with_their_players(ma
     ]
     assert seats[2].player is None and seats[2].player_id is None
     assert replayed is None
+
+
+class _Portable:
+    """The real connection under another vendor's name: ``commit`` then takes its
+    portable branches (the ORM's lock, reads and writes) on the same PostgreSQL."""
+
+    vendor = "portable"
+
+    def __getattr__(self, name):
+        return getattr(connection, name)
+
+
+def _record(table) -> str:
+    """A game's rows as a change leaves them, without what differs between two games
+    (keys, times, and the players' names, written as their seats)."""
+    game_id = table.game_id
+    game = Game.objects.values().get(pk=game_id)
+    skip = {"id", "creator_id", "created_at", "started_at", "finished_at", "last_move_at", "turn_deadline"}
+    rows = {
+        "game": {k: v for k, v in game.items() if k not in skip},
+        "moves": list(
+            Move.objects.filter(game_id=game_id)
+            .order_by("number")
+            .values("number", "seq", "round", "seat", "payload", "source", "idempotency_key")
+        ),
+        "events": list(Event.objects.filter(game_id=game_id).order_by("seq").values("seq", "type", "data")),
+        "seats": list(
+            Seat.objects.filter(game_id=game_id)
+            .order_by("number")
+            .values("number", "bot_strategy", "resigned", "away", "timeouts_in_row")
+        ),
+    }
+    text = json.dumps(rows, sort_keys=True, default=str)
+    for seat, user in enumerate(table.users):
+        text = text.replace(json.dumps(user.username), json.dumps(f"seat {seat}"))
+    return text
+
+
+def test_the_postgresql_statements_write_what_the_portable_path_writes(make_table, monkeypatch):
+    """``_lock_with_seats`` and ``_write`` each do in one statement on PostgreSQL what
+    their portable branch does through the ORM: the same moves played on two games
+    dealt alike, one each way, leave the same rows."""
+    tables = [make_table(players=2, seed=11) for _ in range(2)]
+    for way, table in zip(("postgresql", "portable"), tables, strict=True):
+        if way == "portable":
+            monkeypatch.setattr(commit, "connection", _Portable())
+        for n in range(6):  # the first legal move each time, with a key (the replay check reads it)
+            game = Game.objects.get(pk=table.game_id)
+            seat = game.turn_seat
+            view = selectors.game_view(game=game, viewer=table.users[seat])
+            assert view.you is not None
+            services.move_submit(
+                game_id=table.game_id,
+                player=table.users[seat],
+                move=view.you["legal_moves"][0],
+                expected_seq=game.seq,
+                idempotency_key=f"key-{n}",
+            )
+        monkeypatch.undo()
+    first, second = (_record(t) for t in tables)
+    assert '"moves": [{' in first and "tile_played" in first
+    assert first == second
