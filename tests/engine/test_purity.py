@@ -214,12 +214,15 @@ def test_the_engine_modules_are_all_scanned() -> None:
         "layout.py",
         "match.py",
         "views.py",
-        "sim.py",
-        "knowledge.py",
-        "search.py",
         BENCH,
     }
     assert expected <= names, f"missing engine modules: {expected - names}"
+
+
+def test_the_engine_is_the_rules_only() -> None:
+    """The bots' reasoning lives in ``bots`` (kept pure by its import-linter contract)."""
+    names = {m.name for m in MODULES}
+    assert not names & {"sim.py", "knowledge.py", "search.py", "strategies.py"}
 
 
 @pytest.mark.parametrize("path", MODULES, ids=[m.name for m in MODULES])
