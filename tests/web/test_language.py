@@ -43,6 +43,9 @@ def test_the_switch_changes_the_language_and_a_reload_keeps_it(embedded: Serve, 
     assert browser.find_element(By.CSS_SELECTOR, ".brand").text == "Chicken Foot"
     english = browser.find_element(By.CSS_SELECTOR, '[data-testid="language-en"]')
     assert english.get_attribute("aria-pressed") == "true"
+    # Each language is named as its readers write it, in either language.
+    names = [b.text for b in browser.find_elements(By.CSS_SELECTOR, ".language-option")]
+    assert names == ["English", "Eesti"]
 
     _switch(browser, "et")
     assert browser.current_url == base_url(embedded) + "/login/"  # the same page, drawn again
@@ -50,6 +53,7 @@ def test_the_switch_changes_the_language_and_a_reload_keeps_it(embedded: Serve, 
     assert browser.title.endswith("Kanajalg")  # js/ui.js's setTitle, through the catalogue
     assert browser.execute_script("return window.django.gettext('Open')") == "Avatud"
     assert browser.get_cookie("language")["value"] == "et"
+    assert [b.text for b in browser.find_elements(By.CSS_SELECTOR, ".language-option")] == ["English", "Eesti"]
     save_shot(browser, "language-et")
 
     browser.refresh()
