@@ -81,3 +81,17 @@ def test_an_unknown_path_is_the_clients_404_page_in_both_languages(embedded: Ser
     assert browser.find_element(By.CSS_SELECTOR, '[data-testid="error-home"]').text == "Tagasi fuajeesse"
     save_shot(browser, "404-et")
     check_requests_against_contract(browser)
+
+
+def test_on_a_phone_the_switch_offers_the_other_language_and_the_page_fits(embedded: Serve, make_browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    phone = make_browser(360, 740)
+    phone.get(base_url(embedded) + "/login/")
+    until(phone, "the page", lambda d: _lang(d) == "en")
+    shown = [b.text for b in phone.find_elements(By.CSS_SELECTOR, ".language-option") if b.is_displayed()]
+    assert shown == ["Eesti"]
+    _switch(phone, "et")
+    shown = [b.text for b in phone.find_elements(By.CSS_SELECTOR, ".language-option") if b.is_displayed()]
+    assert shown == ["English"]
+    assert phone.execute_script("return document.documentElement.scrollWidth") <= 360  # no sideways scrolling
