@@ -49,6 +49,12 @@ NOT_SCANNED = {
     ".run",
     "typescript",
     "__pycache__",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".hypothesis",
+    ".schemathesis",
+    ".import_linter_cache",
 }
 
 
