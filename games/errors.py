@@ -13,10 +13,11 @@ from contextlib import contextmanager
 from enum import StrEnum
 from typing import Any
 
+from django.utils.functional import lazy
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from core.errors import ApiError, CoreCode, StrOrPromise, register_enum, register_error_code
+from core.errors import ERROR_CODES, ApiError, CoreCode, StrOrPromise, register_enum, register_error_code
 from games.engine.errors import RULE_CODES, SETUP_CODES, RuleError, RulesetError
 
 
@@ -94,11 +95,19 @@ class EngineRefusal(ApiError):
     """A rule or set-up refusal of the engine, as the API answers it (same code)."""
 
     def __init__(self, error: RuleError | RulesetError) -> None:
-        # The engine (pure Python) words its refusals in English, with the exact
-        # tiles and ends; in another language the detail is its code's translated
-        # description (the machine members say the rest).
-        english = (get_language() or "en").split("-")[0] == "en"
-        super().__init__(error.message if english else None, code=EngineCode(error.code))
+        code = EngineCode(error.code)
+        super().__init__(_engine_detail(error.message, ERROR_CODES[code].description), code=code)
+
+
+def _engine_detail_now(message: str, description: StrOrPromise) -> str:
+    """The engine (pure Python) words its refusals in English, with the exact tiles
+    and ends; in another language the detail is its code's translated description.
+    Decided when the answer is written (in the reader's language), not when raised."""
+    english = (get_language() or "en").split("-")[0] == "en"
+    return message if english else str(description)
+
+
+_engine_detail = lazy(_engine_detail_now, str)
 
 
 @contextmanager
