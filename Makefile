@@ -5,6 +5,7 @@
 #   make soak    - minutes of bot play on `make serve` (SOAK_MINUTES, default 5)
 #   make fuzz    - schemathesis over openapi.yaml against a live server (FUZZ_MAX_EXAMPLES, FUZZ_SEED)
 #   make schema  - regenerate openapi.yaml (commit it)
+#   make messages - update the translation catalogues under locale/ and compile them (needs GNU gettext; docs/i18n.md)
 #   make contract-ts - TypeScript types generated from openapi.yaml decode recorded streams (needs Node.js 20+ and npm)
 #
 # requirements.txt is what the server needs (make serve, production);
@@ -24,7 +25,7 @@ SOAK_MINUTES ?= 5
 # servers, workers and browsers they start, so two share two cores well).
 TEST_PROCESSES ?= 2
 
-.PHONY: install install-dev migrate serve lint test soak fuzz schema contract-ts
+.PHONY: install install-dev migrate serve lint test soak fuzz schema messages contract-ts
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +66,17 @@ fuzz: install-dev
 
 schema: install
 	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file openapi.yaml
+
+# The catalogues: every marked string of the server (django) and the web client
+# (djangojs), for each language but English; the compiled .mo files are committed
+# (a fresh clone serves translated pages without gettext), tests/core/test_i18n.py
+# checks they match. See docs/i18n.md.
+LANGUAGES_TRANSLATED := et
+MESSAGES_IGNORE := --ignore=.venv --ignore=node_modules --ignore=clients/typescript --ignore=staticfiles --ignore=tests --ignore=artifacts
+messages: install
+	$(BIN)/python manage.py makemessages $(addprefix -l ,$(LANGUAGES_TRANSLATED)) -d django --add-location=file --no-obsolete $(MESSAGES_IGNORE)
+	$(BIN)/python manage.py makemessages $(addprefix -l ,$(LANGUAGES_TRANSLATED)) -d djangojs --add-location=file --no-obsolete $(MESSAGES_IGNORE)
+	$(BIN)/python manage.py compilemessages $(addprefix -l ,$(LANGUAGES_TRANSLATED)) --ignore=.venv --ignore=node_modules
 
 # The one target that needs Node.js: see clients/typescript/README.md.
 contract-ts:

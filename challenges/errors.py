@@ -11,7 +11,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from core.errors import ApiError, CoreCode, register_enum
+from django.utils.translation import gettext_lazy as _
+
+from core.errors import ApiError, CoreCode, StrOrPromise, register_enum
 
 
 class ChallengeCode(StrEnum):
@@ -28,21 +30,21 @@ class ChallengeCode(StrEnum):
     NOT_A_BOT = "not_a_bot"
 
 
-CHALLENGE_CODES: dict[str, tuple[int, str]] = {
-    ChallengeCode.ACCOUNT_SUSPENDED: (409, "That account is suspended: it cannot be challenged."),
-    ChallengeCode.CHALLENGE_YOURSELF: (400, "You cannot invite yourself: you take seat 0 of the table anyway."),
-    ChallengeCode.DUPLICATE_INVITEE: (400, "The same account is invited more than once."),
+CHALLENGE_CODES: dict[str, tuple[int, StrOrPromise]] = {
+    ChallengeCode.ACCOUNT_SUSPENDED: (409, _("That account is suspended: it cannot be challenged.")),
+    ChallengeCode.CHALLENGE_YOURSELF: (400, _("You cannot invite yourself: you take seat 0 of the table anyway.")),
+    ChallengeCode.DUPLICATE_INVITEE: (400, _("The same account is invited more than once.")),
     ChallengeCode.PLAYERS_MISMATCH: (
         400,
-        "ruleset.players must be 1 + the number of invitees (or left out: it is then set so).",
+        _("ruleset.players must be 1 + the number of invitees (or left out: it is then set so)."),
     ),
-    ChallengeCode.NOT_INVITED: (403, "You are not invited to this challenge: only its invitees answer it."),
-    ChallengeCode.NOT_CHALLENGE_CREATOR: (403, "Only the challenge's creator may cancel it."),
-    ChallengeCode.ALREADY_ANSWERED: (409, "You have already answered this challenge."),
-    ChallengeCode.CHALLENGE_EXPIRED: (409, "The challenge expired before everyone had accepted."),
-    ChallengeCode.CHALLENGE_STARTED: (409, "Everyone accepted: the challenge's table has started (see `game`)."),
-    ChallengeCode.CHALLENGE_CLOSED: (409, "The challenge was declined or cancelled: it is over."),
-    ChallengeCode.NOT_A_BOT: (403, "Only a bot account has a challenge policy."),
+    ChallengeCode.NOT_INVITED: (403, _("You are not invited to this challenge: only its invitees answer it.")),
+    ChallengeCode.NOT_CHALLENGE_CREATOR: (403, _("Only the challenge's creator may cancel it.")),
+    ChallengeCode.ALREADY_ANSWERED: (409, _("You have already answered this challenge.")),
+    ChallengeCode.CHALLENGE_EXPIRED: (409, _("The challenge expired before everyone had accepted.")),
+    ChallengeCode.CHALLENGE_STARTED: (409, _("Everyone accepted: the challenge's table has started (see `game`).")),
+    ChallengeCode.CHALLENGE_CLOSED: (409, _("The challenge was declined or cancelled: it is over.")),
+    ChallengeCode.NOT_A_BOT: (403, _("Only a bot account has a challenge policy.")),
 }
 
 register_enum(ChallengeCode, CHALLENGE_CODES)

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import Prefetch, Q, QuerySet
+from django.utils.translation import gettext
 
 from challenges.errors import ChallengeError
 from challenges.models import FINAL_STATUSES, Challenge, ChallengeInvite, ChallengeStatus, InviteStatus
@@ -92,7 +93,9 @@ def challenge_get(*, challenge_id: int, user: User) -> Challenge:
     """One challenge ``user`` sent or received (anyone else: ``not_found``)."""
     challenge = challenge_list(user=user).filter(pk=challenge_id).first()
     if challenge is None:
-        raise ChallengeError(CoreCode.NOT_FOUND, f"There is no challenge {challenge_id}.")
+        raise ChallengeError(
+            CoreCode.NOT_FOUND, gettext("There is no challenge %(challenge_id)s.") % {"challenge_id": challenge_id}
+        )
     return challenge
 
 

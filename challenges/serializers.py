@@ -33,7 +33,12 @@ class ChallengeCreateInput(serializers.Serializer):
     ruleset = ChallengeRulesetInput(required=False)
     rated = serializers.BooleanField(default=False, help_text="The final standings change the players' ratings.")
     turn_time_limit = serializers.IntegerField(
-        min_value=5, max_value=86400, required=False, allow_null=True, help_text="Seconds per turn."
+        min_value=5,
+        max_value=86400,
+        required=False,
+        allow_null=True,
+        help_text="Seconds per turn. Left out: the server's default clock (`DEFAULT_TURN_SECONDS`, 60 s unless the "
+        "deployment sets another); null: no clock.",
     )
     bot_delay_ms = serializers.IntegerField(min_value=0, max_value=10000, default=0)
     bot_strategy = serializers.ChoiceField(

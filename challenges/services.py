@@ -21,6 +21,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from bots.strategies import STRATEGIES
 from challenges.errors import ChallengeCode, ChallengeError
@@ -68,28 +69,36 @@ def _invitees(creator: User, usernames: Sequence[str]) -> list[User]:
     if not 1 <= len(usernames) <= MAX_INVITEES:
         raise ChallengeError(
             CoreCode.VALIDATION_ERROR,
-            f"Invite 1 to {MAX_INVITEES} accounts.",
-            errors={"invitees": [f"Invite 1 to {MAX_INVITEES} accounts."]},
+            gettext("Invite 1 to %(max_invitees)s accounts.") % {"max_invitees": MAX_INVITEES},
+            errors={"invitees": [gettext("Invite 1 to %(max_invitees)s accounts.") % {"max_invitees": MAX_INVITEES}]},
         )
     seen: set[str] = set()
     for name in usernames:
         if name.lower() == creator.username.lower():
-            raise ChallengeError(ChallengeCode.CHALLENGE_YOURSELF, "You cannot invite yourself.", username=name)
+            raise ChallengeError(
+                ChallengeCode.CHALLENGE_YOURSELF, gettext("You cannot invite yourself."), username=name
+            )
         if name.lower() in seen:
-            raise ChallengeError(ChallengeCode.DUPLICATE_INVITEE, f"{name} is invited twice.", username=name)
+            raise ChallengeError(
+                ChallengeCode.DUPLICATE_INVITEE, gettext("%(name)s is invited twice.") % {"name": name}, username=name
+            )
         seen.add(name.lower())
     found: dict[str, User] = {
         u.username.lower(): u for u in User.objects.annotate(lname=Lower("username")).filter(lname__in=seen)
     }
     unknown = [name for name in usernames if name.lower() not in found]
     if unknown:
-        raise ChallengeError(CoreCode.NOT_FOUND, f"There is no account {unknown[0]!r}.", usernames=unknown)
+        raise ChallengeError(
+            CoreCode.NOT_FOUND,
+            gettext("There is no account '%(username)s'.") % {"username": unknown[0]},
+            usernames=unknown,
+        )
     accounts = [found[name.lower()] for name in usernames]
     for account in accounts:
         if not account.is_active:
             raise ChallengeError(
                 ChallengeCode.ACCOUNT_SUSPENDED,
-                f"{account.username} is suspended: it cannot be challenged.",
+                gettext("%(username)s is suspended: it cannot be challenged.") % {"username": account.username},
                 username=account.username,
             )
     return accounts
@@ -116,13 +125,17 @@ def challenge_create(
     if rules.setdefault("players", players) != players:
         raise ChallengeError(
             ChallengeCode.PLAYERS_MISMATCH,
-            f"ruleset.players is {rules['players']} but the table seats you and {len(accounts)} invitee(s): {players}.",
-            errors={"ruleset.players": [f"Must be {players} (or left out)."]},
+            gettext("ruleset.players is %(asked)s but the table seats you and %(invitees)s invitee(s): %(seats)s.")
+            % {"asked": rules["players"], "invitees": len(accounts), "seats": players},
+            errors={"ruleset.players": [gettext("Must be %(players)s (or left out).") % {"players": players}]},
         )
     with engine_refusals():  # invalid_ruleset -> 400
         full_rules = Ruleset.from_dict(rules).to_dict()
     if bot_strategy not in STRATEGIES:
-        raise GameError(GameCode.UNKNOWN_STRATEGY, f"There is no bot strategy {bot_strategy!r} (see GET /bots/).")
+        raise GameError(
+            GameCode.UNKNOWN_STRATEGY,
+            gettext("There is no bot strategy '%(bot_strategy)s' (see GET /bots/).") % {"bot_strategy": bot_strategy},
+        )
     now = timezone.now()
     seconds = settings.CHALLENGE_EXPIRES_SECONDS if expires_in is None else expires_in
     with transaction.atomic():
@@ -252,14 +265,16 @@ def _start(challenge: Challenge, invites: Sequence[ChallengeInvite]) -> None:
 def _locked(challenge_id: int) -> tuple[Challenge, list[ChallengeInvite]]:
     challenge = Challenge.objects.select_for_update().select_related("creator").filter(pk=challenge_id).first()
     if challenge is None:
-        raise ChallengeError(CoreCode.NOT_FOUND, f"There is no challenge {challenge_id}.")
+        raise ChallengeError(
+            CoreCode.NOT_FOUND, gettext("There is no challenge %(challenge_id)s.") % {"challenge_id": challenge_id}
+        )
     invites = list(ChallengeInvite.objects.filter(challenge=challenge).select_related("invitee").order_by("seat"))
     return challenge, invites
 
 
 def _not_found_unless_concerned(challenge: Challenge, invites: Sequence[ChallengeInvite], user: User) -> None:
     if user.pk not in _concerned(challenge, invites):
-        raise ChallengeError(CoreCode.NOT_FOUND, f"There is no challenge {challenge.pk}.")
+        raise ChallengeError(CoreCode.NOT_FOUND, gettext("There is no challenge %(pk)s.") % {"pk": challenge.pk})
 
 
 def _expire_if_due(challenge: Challenge, invites: Sequence[ChallengeInvite], now: datetime | None = None) -> bool:
@@ -272,13 +287,17 @@ def _expire_if_due(challenge: Challenge, invites: Sequence[ChallengeInvite], now
 def _require_pending(challenge: Challenge) -> None:
     if challenge.status == ChallengeStatus.STARTED:
         raise ChallengeError(
-            ChallengeCode.CHALLENGE_STARTED, "Everyone accepted: the table has started.", game_id=challenge.game_id
+            ChallengeCode.CHALLENGE_STARTED,
+            gettext("Everyone accepted: the table has started."),
+            game_id=challenge.game_id,
         )
     if challenge.status == ChallengeStatus.EXPIRED:
-        raise ChallengeError(ChallengeCode.CHALLENGE_EXPIRED, "The challenge expired.")
+        raise ChallengeError(ChallengeCode.CHALLENGE_EXPIRED, gettext("The challenge expired."))
     if challenge.status != ChallengeStatus.PENDING:
         raise ChallengeError(
-            ChallengeCode.CHALLENGE_CLOSED, f"The challenge was {challenge.status}.", challenge_status=challenge.status
+            ChallengeCode.CHALLENGE_CLOSED,
+            gettext("The challenge was %(status)s.") % {"status": challenge.status},
+            challenge_status=challenge.status,
         )
 
 
@@ -289,13 +308,17 @@ def _answer(*, challenge_id: int, player: User, accept: bool) -> Challenge:
         _not_found_unless_concerned(challenge, invites, player)
         invite = next((i for i in invites if i.invitee_id == player.pk), None)
         if invite is None:
-            raise ChallengeError(ChallengeCode.NOT_INVITED, "You sent this challenge: only its invitees answer it.")
+            raise ChallengeError(
+                ChallengeCode.NOT_INVITED, gettext("You sent this challenge: only its invitees answer it.")
+            )
         expired = _expire_if_due(challenge, invites)
         if not expired:
             _require_pending(challenge)
             if invite.status != InviteStatus.PENDING:
                 raise ChallengeError(
-                    ChallengeCode.ALREADY_ANSWERED, f"You have already {invite.status} it.", answer=invite.status
+                    ChallengeCode.ALREADY_ANSWERED,
+                    gettext("You have already %(status)s it.") % {"status": invite.status},
+                    answer=invite.status,
                 )
             invite.status = InviteStatus.ACCEPTED if accept else InviteStatus.DECLINED
             invite.answered_at = timezone.now()
@@ -307,7 +330,9 @@ def _answer(*, challenge_id: int, player: User, accept: bool) -> Challenge:
             else:
                 _touch(challenge, invites)
     if expired:  # committed: the challenge stays expired
-        raise ChallengeError(ChallengeCode.CHALLENGE_EXPIRED, "The challenge expired before everyone had accepted.")
+        raise ChallengeError(
+            ChallengeCode.CHALLENGE_EXPIRED, gettext("The challenge expired before everyone had accepted.")
+        )
     return challenge
 
 
@@ -330,14 +355,15 @@ def challenge_cancel(*, challenge_id: int, by: User, moderator: bool = False, re
             _not_found_unless_concerned(challenge, invites, by)
             if by.pk != challenge.creator_id:
                 raise ChallengeError(
-                    ChallengeCode.NOT_CHALLENGE_CREATOR, "Only the challenge's creator may cancel it (decline it)."
+                    ChallengeCode.NOT_CHALLENGE_CREATOR,
+                    gettext("Only the challenge's creator may cancel it (decline it)."),
                 )
         expired = _expire_if_due(challenge, invites)
         if not expired:
             _require_pending(challenge)
             _touch(challenge, invites, status=ChallengeStatus.CANCELLED, cancel_reason=reason)
     if expired:
-        raise ChallengeError(ChallengeCode.CHALLENGE_EXPIRED, "The challenge had already expired.")
+        raise ChallengeError(ChallengeCode.CHALLENGE_EXPIRED, gettext("The challenge had already expired."))
     return challenge
 
 
@@ -365,7 +391,7 @@ def challenges_expire(*, now: datetime | None = None, user: User | None = None, 
 
 def _require_bot(user: User) -> None:
     if not user.is_bot:
-        raise ChallengeError(ChallengeCode.NOT_A_BOT, "Only a bot account has a challenge policy.")
+        raise ChallengeError(ChallengeCode.NOT_A_BOT, gettext("Only a bot account has a challenge policy."))
 
 
 def policy_get(*, user: User) -> ChallengePolicy:
@@ -382,11 +408,13 @@ def policy_update(*, user: User, **fields: Any) -> ChallengePolicy:
     if fields.get("min_players", 2) > fields.get("max_players", 14):
         raise ChallengeError(
             CoreCode.VALIDATION_ERROR,
-            "min_players is more than max_players.",
-            errors={"min_players": ["Must not be more than max_players."]},
+            gettext("min_players is more than max_players."),
+            errors={"min_players": [gettext("Must not be more than max_players.")]},
         )
     strategy = fields.get("server_strategy")
     if strategy and strategy not in STRATEGIES:
-        raise GameError(GameCode.UNKNOWN_STRATEGY, f"There is no bot strategy {strategy!r}.")
+        raise GameError(
+            GameCode.UNKNOWN_STRATEGY, gettext("There is no bot strategy '%(strategy)s'.") % {"strategy": strategy}
+        )
     policy, _ = ChallengePolicy.objects.update_or_create(user=user, defaults={**fields, "updated_at": timezone.now()})
     return policy

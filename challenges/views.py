@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
@@ -89,7 +90,9 @@ class ChallengeListCreateApi(GenericAPIView):
             invitees=data["invitees"],
             ruleset=data.get("ruleset"),
             rated=data["rated"],
-            turn_time_limit=data.get("turn_time_limit"),
+            turn_time_limit=data.get(
+                "turn_time_limit", settings.DEFAULT_TURN_SECONDS
+            ),  # omitted: the default; null: none
             bot_delay_ms=data["bot_delay_ms"],
             bot_strategy=data["bot_strategy"],
             expires_in=data.get("expires_in"),

@@ -6,7 +6,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from core.errors import ApiError, CoreCode, register_enum
+from django.utils.translation import gettext_lazy as _
+
+from core.errors import ApiError, CoreCode, StrOrPromise, register_enum
 from games.errors import GameCode
 
 
@@ -15,12 +17,12 @@ class ChatCode(StrEnum):
     CHAT_CLOSED = "chat_closed"
 
 
-CHAT_CODES: dict[str, tuple[int, str]] = {
+CHAT_CODES: dict[str, tuple[int, StrOrPromise]] = {
     ChatCode.CHAT_CHANNEL_CLOSED: (
         403,
-        "Players seated at the game neither read nor write the spectators' channel (no kibitzing).",
+        _("Players seated at the game neither read nor write the spectators' channel (no kibitzing)."),
     ),
-    ChatCode.CHAT_CLOSED: (409, "The game ended a while ago: its chat can still be read, no longer written."),
+    ChatCode.CHAT_CLOSED: (409, _("The game ended a while ago: its chat can still be read, no longer written.")),
 }
 
 register_enum(ChatCode, CHAT_CODES)

@@ -7,6 +7,7 @@ from functools import cache
 from typing import Any
 
 from django.db import connection
+from django.utils.translation import gettext
 
 from chat.errors import ChatCode, ChatError
 from chat.models import REMOVED_TEXT, ChatChannel, ChatMessage
@@ -23,7 +24,7 @@ def game_chat_state(*, game_id: int) -> dict[str, Any]:
     """The game's status and end time; ``not_found`` if there is no such game."""
     game = Game.objects.filter(pk=game_id).values("status", "finished_at").first()
     if game is None:
-        raise ChatError(CoreCode.NOT_FOUND, f"There is no game {game_id}.")
+        raise ChatError(CoreCode.NOT_FOUND, gettext("There is no game %(game_id)s.") % {"game_id": game_id})
     return dict(game)
 
 
@@ -43,9 +44,9 @@ def channel_check(*, game_id: int, user: Any, channel: str) -> None:
     if channel_of(game_id=game_id, user=user) == channel:
         return
     if channel == ChatChannel.PLAYERS:
-        raise ChatError(GameCode.NOT_SEATED, "Only the players seated at the game use its players' channel.")
+        raise ChatError(GameCode.NOT_SEATED, gettext("Only the players seated at the game use its players' channel."))
     raise ChatError(
-        ChatCode.CHAT_CHANNEL_CLOSED, "You are seated at this game: its spectators' channel is not for you."
+        ChatCode.CHAT_CHANNEL_CLOSED, gettext("You are seated at this game: its spectators' channel is not for you.")
     )
 
 
@@ -68,7 +69,10 @@ def message_get(*, message_id: int, user: Any) -> ChatMessage:
     """A message ``user`` may read (its channel is theirs); else ``not_found``."""
     message = ChatMessage.objects.select_related("author").filter(pk=message_id).first()
     if message is None or channel_of(game_id=message.game_id, user=user) != message.channel:
-        raise ChatError(CoreCode.NOT_FOUND, f"There is no chat message {message_id} you can read.")
+        raise ChatError(
+            CoreCode.NOT_FOUND,
+            gettext("There is no chat message %(message_id)s you can read.") % {"message_id": message_id},
+        )
     return message
 
 

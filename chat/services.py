@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from chat import guards, selectors
 from chat.errors import ChatCode, ChatError
@@ -33,15 +34,17 @@ def chat_message_create(*, game_id: int, author: Any, channel: str, text: str) -
     if not text or len(text) > MAX_LENGTH:
         raise ChatError(
             CoreCode.VALIDATION_ERROR,
-            f"A message has 1 to {MAX_LENGTH} characters.",
-            errors={"text": [f"1 to {MAX_LENGTH} characters (after stripping)."]},
+            gettext("A message has 1 to %(max_length)s characters.") % {"max_length": MAX_LENGTH},
+            errors={
+                "text": [gettext("1 to %(max_length)s characters (after stripping).") % {"max_length": MAX_LENGTH}]
+            },
         )
     game = selectors.game_chat_state(game_id=game_id)
     selectors.channel_check(game_id=game_id, user=author, channel=channel)
     if game["status"] in (GameStatus.FINISHED, GameStatus.ABORTED):
         ended = game["finished_at"]
         if ended is None or timezone.now() > ended + WRITE_AFTER_END:
-            raise ChatError(ChatCode.CHAT_CLOSED, "This game's chat is closed for writing.")
+            raise ChatError(ChatCode.CHAT_CLOSED, gettext("This game's chat is closed for writing."))
     guards.check(author)
     with transaction.atomic():
         message = ChatMessage.objects.create(game_id=game_id, channel=channel, author=author, text=text)
@@ -55,7 +58,9 @@ def chat_message_remove(*, message_id: int, by: Any) -> tuple[ChatMessage, bool]
     with transaction.atomic():
         message = ChatMessage.objects.select_for_update().filter(pk=message_id).first()
         if message is None:
-            raise ChatError(CoreCode.NOT_FOUND, f"There is no chat message {message_id}.")
+            raise ChatError(
+                CoreCode.NOT_FOUND, gettext("There is no chat message %(message_id)s.") % {"message_id": message_id}
+            )
         if message.removed_at is not None:
             return message, False
         message.removed_at = timezone.now()

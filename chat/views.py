@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
@@ -87,7 +88,7 @@ class ChatApi(APIView):
     )
     def post(self, request: Request, game_id: int) -> Response:
         if not request.user.is_authenticated:
-            raise ApiError("Sign in to write in the chat.", code=CoreCode.NOT_AUTHENTICATED)
+            raise ApiError(gettext("Sign in to write in the chat."), code=CoreCode.NOT_AUTHENTICATED)
         data = validated(ChatMessageInput, request.data)
         message = services.chat_message_create(
             game_id=game_id, author=request_account(request), channel=data["channel"], text=data["text"]

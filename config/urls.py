@@ -3,6 +3,9 @@ last the web client's pages (static files are WhiteNoise's, in the middleware)."
 
 from django.contrib import admin
 from django.urls import include, path
+from django.views.decorators.cache import cache_control
+from django.views.decorators.vary import vary_on_cookie
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 urlpatterns = [
@@ -25,10 +28,18 @@ urlpatterns = [
     ),
     path("api-auth/", include("rest_framework.urls")),
     path("admin/", admin.site.urls),
+    # The web client's catalogue (djangojs domain) in the reader's language, and the
+    # language switch (POST language=et: sets the language cookie); docs/i18n.md.
+    path(
+        "jsi18n/",
+        cache_control(no_cache=True)(vary_on_cookie(JavaScriptCatalog.as_view(domain="djangojs"))),
+        name="javascript-catalog",
+    ),
+    path("i18n/", include("django.conf.urls.i18n")),
     path("", include("web.urls")),  # last: the browser client's own pages
 ]
 
 handler400 = "core.views.bad_request"
 handler403 = "core.views.permission_denied"
-handler404 = "core.views.page_not_found"
-handler500 = "core.views.server_error"
+handler404 = "web.views.page_not_found"  # the client's page for browser paths, else core's
+handler500 = "web.views.server_error"

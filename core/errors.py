@@ -23,15 +23,34 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+else:
+    StrOrPromise = str
 
 
 class ErrorSpec(NamedTuple):
-    """What one error code means: its HTTP status, title and description."""
+    """What one error code means: its HTTP status, title and description.
+
+    The title and description are lazy translations (docs/i18n.md): ``str()`` of
+    them is in the language active when it is read (the request's, in an answer;
+    English in ``openapi.yaml``). The code never is translated."""
 
     status: int
-    title: str
-    description: str
+    title: StrOrPromise
+    description: StrOrPromise
+
+
+def _lazy(text: StrOrPromise) -> StrOrPromise:
+    """A lazy translation of ``text`` (already lazy: as it is). A plain string must
+    be in the catalogue by another way: marked with ``gettext_noop`` where it is
+    written (the engine's descriptions, the titles in ``core.error_titles``)."""
+    return text if isinstance(text, Promise) else gettext_lazy(text)
 
 
 class CoreCode(StrEnum):
@@ -59,31 +78,38 @@ class CoreCode(StrEnum):
 ERROR_CODES: dict[str, ErrorSpec] = {}
 
 
-def register_error_code(code: str, *, status: int, description: str, title: str | None = None) -> str:
+def register_error_code(code: str, *, status: int, description: StrOrPromise, title: StrOrPromise | None = None) -> str:
     """Add ``code`` to the registry and return it.
 
     ``title`` defaults to the code said in words (``game_full`` -> "Game full"):
-    a problem's title names its kind exactly, so a client can show it as it is.
-    Registering the same code twice with the same meaning is harmless (modules
+    a problem's title names its kind exactly, so a client can show it as it is
+    (its translation is marked in ``core.error_titles``). Registering the same code twice with the same meaning is harmless (modules
     may be reloaded); with a different one it is a programming error.
     """
     code = str(code)  # an enum member is stored as its plain value
-    spec = ErrorSpec(status, title or code.replace("_", " ").capitalize(), description)
+    spec = ErrorSpec(status, _lazy(title or code.replace("_", " ").capitalize()), _lazy(description))
     existing = ERROR_CODES.get(code)
-    if existing is not None and existing != spec:
+    if existing is not None and (existing.status, str(existing.title), str(existing.description)) != (
+        spec.status,
+        str(spec.title),
+        str(spec.description),
+    ):
         raise ValueError(f"error code {code!r} is already registered as {existing}")
     ERROR_CODES[code] = spec
     return code
 
 
-def register_error_codes(codes: Mapping[str, tuple[int, str]]) -> None:
+def register_error_codes(codes: Mapping[str, tuple[int, StrOrPromise]]) -> None:
     """Register a table of ``code -> (status, description)`` in one go."""
     for code, (status, description) in codes.items():
         register_error_code(code, status=status, description=description)
 
 
 def register_enum(
-    codes: type[StrEnum], specs: Mapping[str, tuple[int, str] | tuple[int, str, str]], *, title: str | None = None
+    codes: type[StrEnum],
+    specs: Mapping[str, tuple[int, StrOrPromise] | tuple[int, StrOrPromise, StrOrPromise]],
+    *,
+    title: StrOrPromise | None = None,
 ) -> None:
     """Register every member of the enumeration ``codes``: ``specs`` gives each
     one's ``(status, description)`` or ``(status, description, title)`` and must
@@ -112,8 +138,8 @@ class ApiError(Exception):
 
     code: ClassVar[str] = CoreCode.SERVER_ERROR
     status: ClassVar[int] = 500
-    title: ClassVar[str] = "Internal server error"
-    description: ClassVar[str] = "The server hit an unexpected error. Nothing about it is shown."
+    title: ClassVar[StrOrPromise] = gettext_lazy("Internal server error")
+    description: ClassVar[StrOrPromise] = gettext_lazy("The server hit an unexpected error. Nothing about it is shown.")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -124,7 +150,7 @@ class ApiError(Exception):
 
     def __init__(
         self,
-        detail: str | None = None,
+        detail: StrOrPromise | None = None,
         *,
         code: StrEnum | None = None,
         extra: Mapping[str, Any] | None = None,
@@ -152,43 +178,43 @@ register_error_code(ApiError.code, status=ApiError.status, title=ApiError.title,
 class BadRequest(ApiError):
     code = CoreCode.BAD_REQUEST
     status = 400
-    title = "Bad request"
-    description = "The request cannot be served as sent."
+    title = gettext_lazy("Bad request")
+    description = gettext_lazy("The request cannot be served as sent.")
 
 
 class Unauthorized(ApiError):
     code = CoreCode.NOT_AUTHENTICATED
     status = 401
-    title = "Not authenticated"
-    description = "This needs an API token (Authorization: Bearer <token>) or a session."
+    title = gettext_lazy("Not authenticated")
+    description = gettext_lazy("This needs an API token (Authorization: Bearer <token>) or a session.")
 
 
 class PermissionDenied(ApiError):
     code = CoreCode.PERMISSION_DENIED
     status = 403
-    title = "Permission denied"
-    description = "You may not do this."
+    title = gettext_lazy("Permission denied")
+    description = gettext_lazy("You may not do this.")
 
 
 class NotFound(ApiError):
     code = CoreCode.NOT_FOUND
     status = 404
-    title = "Not found"
-    description = "There is nothing here, or nothing you may see."
+    title = gettext_lazy("Not found")
+    description = gettext_lazy("There is nothing here, or nothing you may see.")
 
 
 class Conflict(ApiError):
     code = CoreCode.CONFLICT
     status = 409
-    title = "Conflict"
-    description = "The request conflicts with the current state of the resource."
+    title = gettext_lazy("Conflict")
+    description = gettext_lazy("The request conflicts with the current state of the resource.")
 
 
 class Unprocessable(ApiError):
     code = CoreCode.UNPROCESSABLE
     status = 422
-    title = "Unprocessable request"
-    description = "The request is well-formed but cannot be carried out."
+    title = gettext_lazy("Unprocessable request")
+    description = gettext_lazy("The request is well-formed but cannot be carried out.")
 
 
 # --- Codes for the framework's own exceptions (mapped in core.exception_handler) --
@@ -196,48 +222,50 @@ class Unprocessable(ApiError):
 register_error_code(
     CoreCode.AUTHENTICATION_FAILED,
     status=401,
-    title="Authentication failed",
-    description="The credentials sent (API token or session) are invalid, revoked or belong to a suspended account.",
+    title=gettext_lazy("Authentication failed"),
+    description=gettext_lazy(
+        "The credentials sent (API token or session) are invalid, revoked or belong to a suspended account."
+    ),
 )
 register_error_code(
     CoreCode.METHOD_NOT_ALLOWED,
     status=405,
-    title="Method not allowed",
-    description="This resource does not support the HTTP method used.",
+    title=gettext_lazy("Method not allowed"),
+    description=gettext_lazy("This resource does not support the HTTP method used."),
 )
 register_error_code(
     CoreCode.NOT_ACCEPTABLE,
     status=406,
-    title="Not acceptable",
-    description="The server cannot produce a response in a media type the Accept header allows.",
+    title=gettext_lazy("Not acceptable"),
+    description=gettext_lazy("The server cannot produce a response in a media type the Accept header allows."),
 )
 register_error_code(
     CoreCode.UNSUPPORTED_MEDIA_TYPE,
     status=415,
-    title="Unsupported media type",
-    description="The request body's Content-Type is not supported: send application/json.",
+    title=gettext_lazy("Unsupported media type"),
+    description=gettext_lazy("The request body's Content-Type is not supported: send application/json."),
 )
 register_error_code(
     CoreCode.PAYLOAD_TOO_LARGE,
     status=413,
-    title="Request body too large",
-    description="The request body is over the server's limit (API_MAX_BODY_BYTES, 64 KiB by default).",
+    title=gettext_lazy("Request body too large"),
+    description=gettext_lazy("The request body is over the server's limit (API_MAX_BODY_BYTES, 64 KiB by default)."),
 )
 register_error_code(
     CoreCode.PARSE_ERROR,
     status=400,
-    title="Malformed request body",
-    description="The request body could not be parsed (e.g. invalid JSON).",
+    title=gettext_lazy("Malformed request body"),
+    description=gettext_lazy("The request body could not be parsed (e.g. invalid JSON)."),
 )
 register_error_code(
     CoreCode.VALIDATION_ERROR,
     status=400,
-    title="Invalid input",
-    description="Some fields are invalid; `errors` maps each field to its messages.",
+    title=gettext_lazy("Invalid input"),
+    description=gettext_lazy("Some fields are invalid; `errors` maps each field to its messages."),
 )
 register_error_code(
     CoreCode.RATE_LIMITED,
     status=429,
-    title="Too many requests",
-    description="Slow down: retry after `retry_after` seconds (also in the Retry-After header).",
+    title=gettext_lazy("Too many requests"),
+    description=gettext_lazy("Slow down: retry after `retry_after` seconds (also in the Retry-After header)."),
 )

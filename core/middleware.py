@@ -20,6 +20,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
 from rest_framework.renderers import BrowsableAPIRenderer
 
 from core.problems import PROBLEM_CONTENT_TYPE, Problem, problem_json_response
@@ -72,11 +73,11 @@ class ApiProblems:
         if not request.path.startswith(API_PREFIX):
             return self.get_response(request)
         if any(ord(char) < 0x20 or ord(char) == 0x7F for char in request.path):
-            return problem_json_response(Problem.of("not_found", "No resource has a path with control characters."))
+            return problem_json_response(Problem.of("not_found", _("No resource has a path with control characters.")))
         try:
             declared = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
-            return problem_json_response(Problem.of("bad_request", "The Content-Length header is not a number."))
+            return problem_json_response(Problem.of("bad_request", _("The Content-Length header is not a number.")))
         if declared > settings.API_MAX_BODY_BYTES:
             return _too_large()
         if request.method in BODY_METHODS:
@@ -89,7 +90,7 @@ class ApiProblems:
         try:
             request.get_host()
         except DisallowedHost:
-            return problem_json_response(Problem.of("bad_request", "This server does not answer for that host."))
+            return problem_json_response(Problem.of("bad_request", _("This server does not answer for that host.")))
         response = self.get_response(request)
         if response.status_code >= 400 and not _is_json(response) and not _browsable(response):
             code = STATUS_CODES.get(
@@ -107,7 +108,7 @@ def _too_large() -> HttpResponse:
     return problem_json_response(
         Problem.of(
             "payload_too_large",
-            f"The request body is over the limit of {settings.API_MAX_BODY_BYTES} bytes.",
+            _("The request body is over the limit of %(limit)s bytes.") % {"limit": settings.API_MAX_BODY_BYTES},
         )
     )
 

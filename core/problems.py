@@ -34,6 +34,7 @@ from core.errors import (
     Unprocessable,
     all_error_codes,
 )
+from core.humanize import try_again_in
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 PROBLEM_TYPE_PREFIX = "urn:chickenfoot:problem:"
@@ -70,7 +71,7 @@ class Problem:
     def of(cls, code: str, detail: str | None = None, **extra: Any) -> Problem:
         """The problem for a registered ``code`` (the detail defaults to its description)."""
         spec = ERROR_CODES[code]
-        return cls(spec.status, code, spec.title, detail or spec.description, extra)
+        return cls(spec.status, code, str(spec.title), str(detail or spec.description), extra)
 
     def body(self) -> dict[str, Any]:
         body = {
@@ -96,7 +97,7 @@ def problem_from_exception(exc: BaseException) -> Problem:
     """Map any exception to its problem; anything unexpected is a bare 500."""
     if isinstance(exc, ApiError):
         headers = {"Retry-After": str(exc.extra["retry_after"])} if "retry_after" in exc.extra else {}
-        return Problem(exc.status, exc.code, exc.title, exc.detail, exc.extra, headers)
+        return Problem(exc.status, exc.code, str(exc.title), str(exc.detail), exc.extra, headers)
     if isinstance(exc, DjangoValidationError):
         exc = drf.ValidationError(as_serializer_error(exc))
     elif isinstance(exc, Http404):
@@ -115,7 +116,7 @@ def _problem_from_drf(exc: drf.APIException) -> Problem:
     spec = ERROR_CODES[code]
     headers: dict[str, str] = {}
     extra: dict[str, Any] = {}
-    detail = str(exc.detail) if isinstance(exc.detail, str) else spec.description
+    detail = str(exc.detail) if isinstance(exc.detail, str) else str(spec.description)
     if isinstance(exc, drf.ValidationError):
         extra["errors"] = flatten_errors(as_serializer_error(exc))
     auth_header = getattr(exc, "auth_header", None)
@@ -126,8 +127,9 @@ def _problem_from_drf(exc: drf.APIException) -> Problem:
         retry_after = max(1, math.ceil(wait))
         headers["Retry-After"] = str(retry_after)
         extra["retry_after"] = retry_after
+        detail = try_again_in(retry_after)
     # DRF turns a 401 into a 403 when no authenticator names a scheme.
-    return Problem(exc.status_code, code, spec.title, detail, extra, headers)
+    return Problem(exc.status_code, code, str(spec.title), str(detail), extra, headers)
 
 
 def _code_for_status(status: int) -> str:
@@ -178,4 +180,4 @@ def example_problem(code: str) -> dict[str, Any]:
         extra["errors"] = {"username": ["This field is required."]}
     elif code == "rate_limited":
         extra["retry_after"] = 17
-    return Problem(spec.status, code, spec.title, spec.description, extra).body()
+    return Problem(spec.status, code, str(spec.title), str(spec.description), extra).body()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 
 from core.problems import Problem, problem_json_response
 
@@ -33,7 +34,7 @@ def _admin_page(request: HttpRequest, status: int, title: str, message: str) -> 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if _in_admin(request):
-        return _admin_page(request, 400, "Bad request", "The server could not understand this request.")
+        return _admin_page(request, 400, _("Bad request"), _("The server could not understand this request."))
     return problem_json_response(Problem.of("bad_request"))
 
 
@@ -42,19 +43,19 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
         return _admin_page(
             request,
             403,
-            "Not allowed",
-            "Your account does not have the permission this page needs. Ask an administrator if your work needs it.",
+            _("Not allowed"),
+            _("Your account does not have the permission this page needs. Ask an administrator if your work needs it."),
         )
     return problem_json_response(Problem.of("permission_denied"))
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if _in_admin(request):
-        return _admin_page(request, 404, "Not found", f"Nothing at {request.path}.")
-    return problem_json_response(Problem.of("not_found", f"Nothing at {request.path}."))
+        return _admin_page(request, 404, _("Not found"), _("Nothing at %(path)s.") % {"path": request.path})
+    return problem_json_response(Problem.of("not_found", _("Nothing at %(path)s.") % {"path": request.path}))
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     if _in_admin(request):
-        return render(request, ADMIN_ERROR_TEMPLATE, {"title": "Server error", "status": 500}, status=500)
+        return render(request, ADMIN_ERROR_TEMPLATE, {"title": _("Server error"), "status": 500}, status=500)
     return problem_json_response(Problem.of("server_error"))

@@ -13,7 +13,11 @@ from contextlib import contextmanager
 from enum import StrEnum
 from typing import Any
 
-from core.errors import ApiError, CoreCode, register_enum, register_error_code
+from django.utils.functional import lazy
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+
+from core.errors import ERROR_CODES, ApiError, CoreCode, StrOrPromise, register_enum, register_error_code
 from games.engine.errors import RULE_CODES, SETUP_CODES, RuleError, RulesetError
 
 
@@ -39,29 +43,29 @@ class GameCode(StrEnum):
     IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
 
 
-GAME_CODES: dict[str, tuple[int, str]] = {
-    GameCode.NOT_SEATED: (403, "You have no seat at this game."),
-    GameCode.NOT_CREATOR: (403, "Only the game's creator may do that."),
-    GameCode.GAME_NOT_STARTED: (409, "The game has not started yet."),
-    GameCode.GAME_ALREADY_STARTED: (409, "The game has already started."),
-    GameCode.GAME_FINISHED: (409, "The game is over."),
-    GameCode.GAME_ABORTED: (409, "The game was aborted."),
-    GameCode.GAME_NOT_FINISHED: (409, "The full record is published when the game is over."),
-    GameCode.GAME_FULL: (409, "Every seat is taken."),
-    GameCode.SEAT_TAKEN: (409, "That seat is taken."),
-    GameCode.ALREADY_SEATED: (409, "You already have a seat at this game."),
-    GameCode.SEATS_NOT_FILLED: (409, "Every seat must be taken before the start."),
-    GameCode.NO_SUCH_SEAT: (400, "There is no seat with that number."),
-    GameCode.SEAT_EMPTY: (409, "That seat is already empty."),
-    GameCode.UNKNOWN_STRATEGY: (400, "There is no bot strategy with that name."),
-    GameCode.STALE_SEQ: (409, "The game has moved on since expected_seq: re-read it and decide again."),
-    GameCode.SEAT_RESIGNED: (409, "You resigned: a server bot plays the seat."),
+GAME_CODES: dict[str, tuple[int, StrOrPromise]] = {
+    GameCode.NOT_SEATED: (403, _("You have no seat at this game.")),
+    GameCode.NOT_CREATOR: (403, _("Only the game's creator may do that.")),
+    GameCode.GAME_NOT_STARTED: (409, _("The game has not started yet.")),
+    GameCode.GAME_ALREADY_STARTED: (409, _("The game has already started.")),
+    GameCode.GAME_FINISHED: (409, _("The game is over.")),
+    GameCode.GAME_ABORTED: (409, _("The game was aborted.")),
+    GameCode.GAME_NOT_FINISHED: (409, _("The full record is published when the game is over.")),
+    GameCode.GAME_FULL: (409, _("Every seat is taken.")),
+    GameCode.SEAT_TAKEN: (409, _("That seat is taken.")),
+    GameCode.ALREADY_SEATED: (409, _("You already have a seat at this game.")),
+    GameCode.SEATS_NOT_FILLED: (409, _("Every seat must be taken before the start.")),
+    GameCode.NO_SUCH_SEAT: (400, _("There is no seat with that number.")),
+    GameCode.SEAT_EMPTY: (409, _("That seat is already empty.")),
+    GameCode.UNKNOWN_STRATEGY: (400, _("There is no bot strategy with that name.")),
+    GameCode.STALE_SEQ: (409, _("The game has moved on since expected_seq: re-read it and decide again.")),
+    GameCode.SEAT_RESIGNED: (409, _("You resigned: a server bot plays the seat.")),
     GameCode.SEAT_AWAY: (
         409,
-        "A bot plays your seat after repeated timeouts: take it back with POST .../return/ first.",
+        _("A bot plays your seat after repeated timeouts: take it back with POST .../return/ first."),
     ),
-    GameCode.SEAT_NOT_AWAY: (409, "Your seat is not played by a bot."),
-    GameCode.IDEMPOTENCY_KEY_REUSED: (422, "The Idempotency-Key was already used for a different request."),
+    GameCode.SEAT_NOT_AWAY: (409, _("Your seat is not played by a bot.")),
+    GameCode.IDEMPOTENCY_KEY_REUSED: (422, _("The Idempotency-Key was already used for a different request.")),
 }
 
 #: The problems the rules engine's errors become: a move the rules refuse (422), a
@@ -91,7 +95,19 @@ class EngineRefusal(ApiError):
     """A rule or set-up refusal of the engine, as the API answers it (same code)."""
 
     def __init__(self, error: RuleError | RulesetError) -> None:
-        super().__init__(error.message, code=EngineCode(error.code))
+        code = EngineCode(error.code)
+        super().__init__(_engine_detail(error.message, ERROR_CODES[code].description), code=code)
+
+
+def _engine_detail_now(message: str, description: StrOrPromise) -> str:
+    """The engine (pure Python) words its refusals in English, with the exact tiles
+    and ends; in another language the detail is its code's translated description.
+    Decided when the answer is written (in the reader's language), not when raised."""
+    english = (get_language() or "en").split("-")[0] == "en"
+    return message if english else str(description)
+
+
+_engine_detail = lazy(_engine_detail_now, str)
 
 
 @contextmanager

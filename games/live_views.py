@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import cast
 
 from django.http import HttpResponse, StreamingHttpResponse
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
@@ -132,8 +133,9 @@ class GameStreamApi(APIView):
         if last_id is not None and last_id > seq:
             raise GameError(
                 CoreCode.VALIDATION_ERROR,
-                f"Last-Event-ID {last_id} is beyond this game's seq {seq}.",
-                errors={"Last-Event-ID": ["beyond the game's seq"]},
+                gettext("Last-Event-ID %(last_id)s is beyond this game's seq %(seq)s.")
+                % {"last_id": last_id, "seq": seq},
+                errors={"Last-Event-ID": [gettext("beyond the game's seq")]},
             )
         if last_id == seq and snapshot["game"]["status"] in streams.OVER:
             # The client has the whole log of a game that is over: 204 is how Server-Sent

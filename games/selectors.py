@@ -16,6 +16,7 @@ from typing import Any
 
 from django.db import connection
 from django.db.models import F, Prefetch, Q, QuerySet
+from django.utils.translation import gettext
 
 from core.errors import CoreCode
 from games import engine
@@ -42,7 +43,7 @@ def game_list(*, status: str | None = None, mine_of: User | None = None) -> Quer
 def game_get(*, game_id: int) -> Game:
     game = Game.objects.select_related("creator").prefetch_related(_seats_prefetch()).filter(pk=game_id).first()
     if game is None:
-        raise GameError(CoreCode.NOT_FOUND, f"There is no game {game_id}.")
+        raise GameError(CoreCode.NOT_FOUND, gettext("There is no game %(game_id)s.") % {"game_id": game_id})
     return game
 
 
@@ -131,7 +132,7 @@ def event_page(*, game_id: int, after: int) -> dict[str, Any]:
         cursor.execute(_game_head_sql(), [game_id])
         head = cursor.fetchone()
     if head is None:
-        raise GameError(CoreCode.NOT_FOUND, f"There is no game {game_id}.")
+        raise GameError(CoreCode.NOT_FOUND, gettext("There is no game %(game_id)s.") % {"game_id": game_id})
     seq, status = head
     events = (
         list(Event.objects.filter(game_id=game_id, seq__gt=after).order_by("seq")[: EVENT_PAGE_SIZE + 1])
@@ -264,7 +265,9 @@ def hand_detail(*, game: Game, number: int) -> dict[str, Any]:
     """One hand with its moves and, once it has ended, every player's revealed tiles."""
     hands = hand_list(game=game)
     if not 1 <= number <= len(hands):
-        raise GameError(CoreCode.NOT_FOUND, f"Game {game.pk} has no hand {number} (yet).")
+        raise GameError(
+            CoreCode.NOT_FOUND, gettext("Game %(pk)s has no hand %(number)s (yet).") % {"pk": game.pk, "number": number}
+        )
     hand = dict(hands[number - 1])
     ended = game.state["rounds"]  # the stored summaries of the finished rounds, hands revealed
     hand["revealed_hands"] = ended[number - 1]["hands"] if number <= len(ended) else None
@@ -276,7 +279,9 @@ def game_record(*, game: Game, viewer: User | None) -> dict[str, Any]:
     """Everything the engine needs to replay the match exactly: after the end (and,
     in a practice game, to its creator at any time)."""
     if not seed_visible(game, viewer):
-        raise GameError(GameCode.GAME_NOT_FINISHED, "The record (with the seed) is published when the game is over.")
+        raise GameError(
+            GameCode.GAME_NOT_FINISHED, gettext("The record (with the seed) is published when the game is over.")
+        )
     moves = Move.objects.filter(game=game).order_by("number").values_list("seat", "payload")
     return {
         "ruleset": game.ruleset,

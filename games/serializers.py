@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -119,7 +120,9 @@ class GameCreateInput(serializers.Serializer):
         max_value=86400,
         required=False,
         allow_null=True,
-        help_text="Seconds per turn; the server moves for a seat that runs out.",
+        help_text="Seconds per turn; the server moves for a seat that runs out, and after three timeouts in a row "
+        "the table's bot keeps the seat. Left out: the server's default clock (`DEFAULT_TURN_SECONDS`, 60 s "
+        "unless the deployment sets another); null: no clock.",
     )
     bot_delay_ms = serializers.IntegerField(
         min_value=0, max_value=10000, default=0, help_text="Pause before a server bot moves, so people can follow."
@@ -171,7 +174,7 @@ class MoveSubmitInput(serializers.Serializer):
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs["type"] == "play" and ("tile" not in attrs or "end" not in attrs):
-            raise serializers.ValidationError({"tile": ["A play needs a tile and an end."]})
+            raise serializers.ValidationError({"tile": [gettext("A play needs a tile and an end.")]})
         return attrs
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
@@ -66,7 +68,7 @@ class GameListCreateApi(GenericAPIView):
         query = validated(GameListQueryInput, request.query_params)
         viewer = request_viewer(request)
         if query["mine"] and viewer is None:
-            raise GameError(CoreCode.NOT_AUTHENTICATED, "Log in to list your own games.")
+            raise GameError(CoreCode.NOT_AUTHENTICATED, gettext("Log in to list your own games."))
         games = selectors.game_list(status=query.get("status"), mine_of=viewer if query["mine"] else None)
         page = self.paginate_queryset(games) or []
         return self.get_paginated_response([output.game_summary_output(game) for game in page])
@@ -83,7 +85,9 @@ class GameListCreateApi(GenericAPIView):
         game = services.game_create(
             creator=request_account(request),
             ruleset=ruleset,
-            turn_time_limit=data.get("turn_time_limit"),
+            turn_time_limit=data.get(
+                "turn_time_limit", settings.DEFAULT_TURN_SECONDS
+            ),  # omitted: the default; null: none
             bot_delay_ms=data["bot_delay_ms"],
             bot_strategy=data["bot_strategy"],
             seed=data.get("seed"),
@@ -292,8 +296,8 @@ class GameMovesApi(APIView):
         if len(key) > 128:
             raise GameError(
                 CoreCode.VALIDATION_ERROR,
-                "Idempotency-Key is at most 128 characters.",
-                errors={"Idempotency-Key": ["too long"]},
+                gettext("Idempotency-Key is at most 128 characters."),
+                errors={"Idempotency-Key": [gettext("too long")]},
             )
         try:
             result = services.move_submit(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from core.errors import ApiError, CoreCode, register_enum
 
 
@@ -19,16 +21,18 @@ register_enum(
     {
         LadderCode.LADDER_BOTS_ONLY: (
             403,
-            "Only a bot account may enter the bot ladder: a moderator marks an account as a bot "
-            "(`is_bot` of GET /me/).",
-            "Bot accounts only",
+            _(
+                "Only a bot account may enter the bot ladder: a moderator marks an account as a bot "
+                "(`is_bot` of GET /me/)."
+            ),
+            _("Bot accounts only"),
         ),
         LadderCode.LADDER_LEVEL_ACCOUNT: (
             403,
-            "This account is one of the server's own ladder levels: the server plays it, it cannot opt in or out.",
-            "A server level's account",
+            _("This account is one of the server's own ladder levels: the server plays it, it cannot opt in or out."),
+            _("A server level's account"),
         ),
-        LadderCode.NOT_ON_LADDER: (404, "This account has not entered the bot ladder.", "Not on the ladder"),
+        LadderCode.NOT_ON_LADDER: (404, _("This account has not entered the bot ladder."), _("Not on the ladder")),
     },
 )
 

@@ -25,6 +25,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from bots.strategies import STRATEGIES
 from games import services as game_services
@@ -100,11 +101,16 @@ def _require_outside_bot(user: User) -> None:
     if not user.is_bot:
         raise LadderError(
             LadderCode.LADDER_BOTS_ONLY,
-            f"{user.username} is not a bot account: only bots play on the ladder. Ask a moderator to mark "
-            "your bot's account as a bot (is_bot), then opt in with its token.",
+            gettext(
+                "%(username)s is not a bot account: only bots play on the ladder. Ask a moderator to mark your bot's account as a bot (is_bot), then opt in with its token."
+            )
+            % {"username": user.username},
         )
     if LadderEntry.objects.filter(user=user).exclude(level="").exists():
-        raise LadderError(LadderCode.LADDER_LEVEL_ACCOUNT, f"{user.username} is a server level's account.")
+        raise LadderError(
+            LadderCode.LADDER_LEVEL_ACCOUNT,
+            gettext("%(username)s is a server level's account.") % {"username": user.username},
+        )
 
 
 def entry_join(*, user: User, table_sizes: Sequence[int], max_games: int) -> LadderEntry:
@@ -127,7 +133,9 @@ def entry_leave(*, user: User) -> None:
     _require_outside_bot(user)
     entry = LadderEntry.objects.filter(user=user).first()
     if entry is None or not entry.active:
-        raise LadderError(LadderCode.NOT_ON_LADDER, f"{user.username} is not on the ladder.")
+        raise LadderError(
+            LadderCode.NOT_ON_LADDER, gettext("%(username)s is not on the ladder.") % {"username": user.username}
+        )
     entry.active = False
     entry.save(update_fields=["active"])
 

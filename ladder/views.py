@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -47,7 +48,7 @@ class LadderEntryApi(APIView):
     def get(self, request: Request) -> Response:
         row = selectors.entry_get(user_id=request_account(request).pk)
         if row is None:
-            raise LadderError(LadderCode.NOT_ON_LADDER, "This account has not entered the ladder.")
+            raise LadderError(LadderCode.NOT_ON_LADDER, gettext("This account has not entered the ladder."))
         return Response(LadderParticipantOutput(row).data)
 
     @extend_schema(

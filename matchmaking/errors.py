@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from core.errors import ApiError, CoreCode, register_enum
 
 
@@ -19,18 +21,18 @@ register_enum(
     {
         SeekCode.SEEK_EXISTS: (
             409,
-            "You already have a waiting seek (`seek_id`): cancel it first (DELETE /seeks/{id}/).",
-            "Seek exists",
+            _("You already have a waiting seek (`seek_id`): cancel it first (DELETE /seeks/{id}/)."),
+            _("Seek exists"),
         ),
         SeekCode.SEATED_ELSEWHERE: (
             409,
-            "You hold a seat at a table that is open or running (`game_id`): finish or leave it first.",
-            "Seated elsewhere",
+            _("You hold a seat at a table that is open or running (`game_id`): finish or leave it first."),
+            _("Seated elsewhere"),
         ),
         SeekCode.SEEK_CLOSED: (
             409,
-            "The seek is no longer waiting: it was matched, expired or cancelled (`seek_status` says which).",
-            "Seek closed",
+            _("The seek is no longer waiting: it was matched, expired or cancelled (`seek_status` says which)."),
+            _("Seek closed"),
         ),
     },
 )

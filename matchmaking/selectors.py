@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext
 
 from core.errors import CoreCode
 from matchmaking.errors import SeekError
@@ -23,7 +24,7 @@ def seek_get(*, seek_id: int, user: User) -> Seek:
     """One of ``user``'s seeks (another's is ``not_found``: nobody learns it exists)."""
     seek = Seek.objects.filter(pk=seek_id, user=user).first()
     if seek is None:
-        raise SeekError(CoreCode.NOT_FOUND, f"You have no seek {seek_id}.")
+        raise SeekError(CoreCode.NOT_FOUND, gettext("You have no seek %(seek_id)s.") % {"seek_id": seek_id})
     return seek
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from games.serializers import strategy_choices
@@ -25,7 +26,8 @@ class SeekCreateInput(serializers.Serializer):
         max_value=86400,
         required=False,
         allow_null=True,
-        help_text="Seconds per turn (null: no clock). Only seeks with the same clock meet.",
+        help_text="Seconds per turn. Left out: the server's default clock (`DEFAULT_TURN_SECONDS`, 60 s unless the "
+        "deployment sets another); null: no clock. Only seeks with the same clock meet.",
     )
     wait_seconds = serializers.IntegerField(
         min_value=services.MIN_WAIT_SECONDS,
@@ -52,7 +54,12 @@ class SeekCreateInput(serializers.Serializer):
         preset = PRESETS[attrs["preset"]]
         if attrs["players"] > preset.max_players:
             raise serializers.ValidationError(
-                {"players": [f"The preset {preset.name} takes at most {preset.max_players} players."]}
+                {
+                    "players": [
+                        gettext("The preset %(name)s takes at most %(max_players)s players.")
+                        % {"name": preset.name, "max_players": preset.max_players}
+                    ]
+                }
             )
         return attrs
 

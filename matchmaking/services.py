@@ -22,6 +22,7 @@ from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from bots.strategies import STRATEGIES
 from core.errors import ApiError, CoreCode
@@ -77,13 +78,14 @@ def seek_create(
     """A new waiting seek; the matcher is asked to run once it is committed (and at
     its deadline)."""
     if not user.is_active:
-        raise SeekError(CoreCode.PERMISSION_DENIED, "A suspended account cannot seek a game.")
+        raise SeekError(CoreCode.PERMISSION_DENIED, gettext("A suspended account cannot seek a game."))
     _validate(players=players, preset=preset, wait_seconds=wait_seconds, on_timeout=on_timeout, bot_level=bot_level)
     game_id = seated_game(user.pk)
     if game_id is not None:
         raise SeekError(
             SeekCode.SEATED_ELSEWHERE,
-            f"You hold a seat at game {game_id}, which is open or running: finish or leave it first.",
+            gettext("You hold a seat at game %(game_id)s, which is open or running: finish or leave it first.")
+            % {"game_id": game_id},
             game_id=game_id,
         )
     now = timezone.now()
@@ -109,7 +111,9 @@ def seek_create(
     except IntegrityError:  # the partial unique constraint: one waiting seek per account
         waiting = Seek.objects.filter(user=user, status=SeekStatus.WAITING).values_list("pk", flat=True).first()
         raise SeekError(
-            SeekCode.SEEK_EXISTS, f"You already have a waiting seek ({waiting}): cancel it first.", seek_id=waiting
+            SeekCode.SEEK_EXISTS,
+            gettext("You already have a waiting seek (%(waiting)s): cancel it first.") % {"waiting": waiting},
+            seek_id=waiting,
         ) from None
     return seek
 
@@ -130,7 +134,7 @@ def _validate(*, players: int, preset: str, wait_seconds: int, on_timeout: str, 
     if bot_level is not None and bot_level not in STRATEGIES:
         errors["bot_level"] = [f"No bot strategy {bot_level!r} (see GET /bots/)."]
     if errors:
-        raise SeekError(CoreCode.VALIDATION_ERROR, "Some fields are invalid.", errors=errors)
+        raise SeekError(CoreCode.VALIDATION_ERROR, gettext("Some fields are invalid."), errors=errors)
 
 
 def match_soon(wait_seconds: float | None = None) -> None:
@@ -151,11 +155,12 @@ def seek_cancel(*, seek_id: int, by: User, as_moderator: bool = False) -> Seek:
     with transaction.atomic():
         seek = Seek.objects.select_for_update().filter(pk=seek_id).first()
         if seek is None or (seek.user_id != by.pk and not as_moderator):
-            raise SeekError(CoreCode.NOT_FOUND, f"You have no seek {seek_id}.")
+            raise SeekError(CoreCode.NOT_FOUND, gettext("You have no seek %(seek_id)s.") % {"seek_id": seek_id})
         if seek.status != SeekStatus.WAITING:
             raise SeekError(
                 SeekCode.SEEK_CLOSED,
-                f"Seek {seek_id} is {seek.status}: only a waiting seek can be cancelled.",
+                gettext("Seek %(seek_id)s is %(status)s: only a waiting seek can be cancelled.")
+                % {"seek_id": seek_id, "status": seek.status},
                 seek_status=seek.status,
             )
         _close([seek], SeekStatus.CANCELLED, SeekEndReason.BY_MODERATOR if as_moderator else SeekEndReason.BY_PLAYER)

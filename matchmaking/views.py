@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
@@ -66,7 +67,9 @@ class SeekListCreateApi(GenericAPIView):
             players=data["players"],
             preset=data["preset"],
             rated=data["rated"],
-            turn_time_limit=data.get("turn_time_limit"),
+            turn_time_limit=data.get(
+                "turn_time_limit", settings.DEFAULT_TURN_SECONDS
+            ),  # omitted: the default; null: none
             wait_seconds=data["wait_seconds"],
             on_timeout=data["on_timeout"],
             bot_level=data.get("bot_level"),

@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from core.errors import ApiError, CoreCode, register_enum
 
 
@@ -20,20 +22,22 @@ register_enum(
     {
         ModerationCode.REPORT_EXISTS: (
             409,
-            "You have an open report about this target already: it stays in the queue until a moderator "
-            "resolves it (`report_id` names it).",
-            "Report exists",
+            _(
+                "You have an open report about this target already: it stays in the queue until a moderator "
+                "resolves it (`report_id` names it)."
+            ),
+            _("Report exists"),
         ),
-        ModerationCode.REPORT_SELF: (422, "You cannot report your own account.", "Report about yourself"),
+        ModerationCode.REPORT_SELF: (422, _("You cannot report your own account."), _("Report about yourself")),
         ModerationCode.REPORT_RESOLVED: (
             409,
-            "The report is resolved already: its outcome cannot change.",
-            "Report resolved",
+            _("The report is resolved already: its outcome cannot change."),
+            _("Report resolved"),
         ),
         ModerationCode.MUTED: (
             403,
-            "The account is muted until `until` (none: until a moderator lifts it): it cannot write messages.",
-            "Muted",
+            _("The account is muted until `until` (none: until a moderator lifts it): it cannot write messages."),
+            _("Muted"),
         ),
     },
 )

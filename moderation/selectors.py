@@ -8,6 +8,7 @@ from datetime import datetime
 
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from moderation.errors import ModerationCode, ModerationError
 from moderation.models import (
@@ -46,7 +47,7 @@ def mute_refusal(user: User, *, now: datetime | None = None) -> ModerationError 
     if mute is None:
         return None
     until = mute.ends_at.isoformat() if mute.ends_at else None
-    return ModerationError(ModerationCode.MUTED, "A moderator has muted your account.", until=until)
+    return ModerationError(ModerationCode.MUTED, gettext("A moderator has muted your account."), until=until)
 
 
 def sanctions_in_force(*, user: User, now: datetime | None = None) -> QuerySet[Sanction]:

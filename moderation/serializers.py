@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from moderation.models import ReportOutcome, ReportReason, ReportStatus, ReportTarget
@@ -32,7 +33,9 @@ class ReportCreateInput(serializers.Serializer):
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if sum(key in attrs for key in ("account", "game", "message")) != 1:
-            raise serializers.ValidationError({"non_field_errors": ["Give exactly one of account, game and message."]})
+            raise serializers.ValidationError(
+                {"non_field_errors": [gettext("Give exactly one of account, game and message.")]}
+            )
         return attrs
 
 

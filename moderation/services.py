@@ -15,6 +15,7 @@ from typing import Any
 from django.contrib.auth.models import Group, Permission
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from chat import selectors as chat_selectors
 from chat import services as chat_services
@@ -50,16 +51,16 @@ def _require_moderator(user: User) -> None:
     """Acting (not looking) needs the ``moderation.moderate`` permission; the games
     services also insist on staff."""
     if not (user.is_staff and user.has_perm(MODERATE_PERMISSION)):
-        raise ApiError("Only staff with the moderate permission may do that.", code=CoreCode.PERMISSION_DENIED)
+        raise ApiError(gettext("Only staff with the moderate permission may do that."), code=CoreCode.PERMISSION_DENIED)
 
 
 def _require_reason(reason: str) -> str:
     reason = reason.strip()
     if not reason:
         raise ApiError(
-            "A reason is required for this action.",
+            gettext("A reason is required for this action."),
             code=CoreCode.VALIDATION_ERROR,
-            extra={"errors": {"reason": ["This field is required."]}},
+            extra={"errors": {"reason": [gettext("This field is required.")]}},
         )
     return reason
 
@@ -136,9 +137,9 @@ def moderation_hands_view(*, game_id: int, by: User, reason: str = "") -> dict[s
     _require_moderator(by)
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
-        raise GameError(CoreCode.NOT_FOUND, f"There is no game {game_id}.")
+        raise GameError(CoreCode.NOT_FOUND, gettext("There is no game %(game_id)s.") % {"game_id": game_id})
     if not game.state:
-        raise GameError(GameCode.GAME_NOT_STARTED, "The game has not started: no tiles have been dealt.")
+        raise GameError(GameCode.GAME_NOT_STARTED, gettext("The game has not started: no tiles have been dealt."))
     view = full_view(Match.from_dict(game.state))
     _audit(
         by=by,
@@ -168,29 +169,29 @@ def report_create(
     reported it. A message's report also names its game and its author."""
     if [account, game_id, message_id].count(None) != 2:
         raise ApiError(
-            "Report exactly one target: an account, a game or a chat message.",
+            gettext("Report exactly one target: an account, a game or a chat message."),
             code=CoreCode.VALIDATION_ERROR,
-            extra={"errors": {"non_field_errors": ["Give exactly one of account, game and message."]}},
+            extra={"errors": {"non_field_errors": [gettext("Give exactly one of account, game and message.")]}},
         )
     message = None
     if message_id is not None:
         message = chat_selectors.message_get(message_id=message_id, user=reporter)
         if message.author_id == reporter.pk:
-            raise ModerationError(ModerationCode.REPORT_SELF, "You cannot report your own message.")
+            raise ModerationError(ModerationCode.REPORT_SELF, gettext("You cannot report your own message."))
         kind, key = ReportTarget.MESSAGE, f"message:{message.pk}"
         account, game_id = message.author, message.game_id
     elif account is not None:
         if account.pk == reporter.pk:
-            raise ModerationError(ModerationCode.REPORT_SELF, "You cannot report your own account.")
+            raise ModerationError(ModerationCode.REPORT_SELF, gettext("You cannot report your own account."))
         kind, key = ReportTarget.ACCOUNT, f"account:{account.pk}"
     elif game_id is not None:
         if not Game.objects.filter(pk=game_id).exists():
-            raise ModerationError(CoreCode.NOT_FOUND, f"There is no game {game_id}.")
+            raise ModerationError(CoreCode.NOT_FOUND, gettext("There is no game %(game_id)s.") % {"game_id": game_id})
         kind, key = ReportTarget.GAME, f"game:{game_id}"
     existing = Report.objects.filter(reporter=reporter, target_key=key).exclude(status=ReportStatus.RESOLVED).first()
     if existing is not None:
         raise ModerationError(
-            ModerationCode.REPORT_EXISTS, "You have an open report about this already.", report_id=existing.pk
+            ModerationCode.REPORT_EXISTS, gettext("You have an open report about this already."), report_id=existing.pk
         )
     try:
         with transaction.atomic():
@@ -205,15 +206,22 @@ def report_create(
                 text=text.strip(),
             )
     except IntegrityError:  # the same report sent twice at once: the constraint keeps one
-        raise ModerationError(ModerationCode.REPORT_EXISTS, "You have an open report about this already.") from None
+        raise ModerationError(
+            ModerationCode.REPORT_EXISTS, gettext("You have an open report about this already.")
+        ) from None
 
 
 def _open_report(report_id: int) -> Report:
     report = Report.objects.select_for_update().filter(pk=report_id).first()
     if report is None:
-        raise ModerationError(CoreCode.NOT_FOUND, f"There is no report {report_id}.")
+        raise ModerationError(
+            CoreCode.NOT_FOUND, gettext("There is no report %(report_id)s.") % {"report_id": report_id}
+        )
     if report.status == ReportStatus.RESOLVED:
-        raise ModerationError(ModerationCode.REPORT_RESOLVED, f"Report {report_id} is resolved already.")
+        raise ModerationError(
+            ModerationCode.REPORT_RESOLVED,
+            gettext("Report %(report_id)s is resolved already.") % {"report_id": report_id},
+        )
     return report
 
 
@@ -254,12 +262,16 @@ def _report_player(report: Report, player: User | None) -> User:
         return author  # the message's author (who may be a spectator)
     if player is None:
         raise ApiError(
-            "Pick the player of the game this outcome is for.",
+            gettext("Pick the player of the game this outcome is for."),
             code=CoreCode.VALIDATION_ERROR,
-            extra={"errors": {"player": ["This field is required for a game's report."]}},
+            extra={"errors": {"player": [gettext("This field is required for a game's report.")]}},
         )
     if report.game is not None and not report.game.seats.filter(player=player).exists():
-        raise ApiError(f"{player.username} has no seat in game {report.game_id}.", code=CoreCode.VALIDATION_ERROR)
+        raise ApiError(
+            gettext("%(username)s has no seat in game %(game_id)s.")
+            % {"username": player.username, "game_id": report.game_id},
+            code=CoreCode.VALIDATION_ERROR,
+        )
     return player
 
 
@@ -323,7 +335,7 @@ def report_abort_game(*, report_id: int, by: User, reason: str) -> Report:
     with transaction.atomic():
         report = _open_report(report_id)
         if report.game_id is None:
-            raise ApiError("This report is not about a game.", code=CoreCode.VALIDATION_ERROR)
+            raise ApiError(gettext("This report is not about a game."), code=CoreCode.VALIDATION_ERROR)
         moderation_game_abort(game_id=report.game_id, by=by, reason=reason)
         return _resolve(report, by=by, outcome=ReportOutcome.GAME_ABORTED, reason=reason.strip())
 
@@ -353,7 +365,7 @@ def _sanction_add(
 ) -> Sanction:
     now = timezone.now()
     if until is not None and until <= now:
-        raise ApiError("The end of a sanction must be in the future.", code=CoreCode.VALIDATION_ERROR)
+        raise ApiError(gettext("The end of a sanction must be in the future."), code=CoreCode.VALIDATION_ERROR)
     return Sanction.objects.create(
         kind=kind, player=player, moderator=by, reason=reason, report=report, starts_at=now, ends_at=until
     )
@@ -416,7 +428,9 @@ def warning_acknowledge(*, player: User, warning_id: int) -> PlayerWarning:
     with transaction.atomic():
         warning = PlayerWarning.objects.select_for_update().filter(pk=warning_id, player=player).first()
         if warning is None:
-            raise ModerationError(CoreCode.NOT_FOUND, f"You have no warning {warning_id}.")
+            raise ModerationError(
+                CoreCode.NOT_FOUND, gettext("You have no warning %(warning_id)s.") % {"warning_id": warning_id}
+            )
         if warning.acknowledged_at is None:
             warning.acknowledged_at = timezone.now()
             warning.save(update_fields=["acknowledged_at"])
@@ -558,7 +572,7 @@ def moderation_player_suspend(
     _require_moderator(by)
     reason = _require_reason(reason)
     if player.pk == by.pk:
-        raise ApiError("You cannot suspend your own account.", code=CoreCode.PERMISSION_DENIED)
+        raise ApiError(gettext("You cannot suspend your own account."), code=CoreCode.PERMISSION_DENIED)
     with transaction.atomic():
         player = _locked_user(player.pk)
         player_services.user_set_active(user=player, is_active=False)
@@ -659,7 +673,7 @@ def report_remove_message(*, report_id: int, by: User, reason: str = "") -> Repo
     with transaction.atomic():
         report = _open_report(report_id)
         if report.target_kind != ReportTarget.MESSAGE or report.message_id is None:
-            raise ApiError("This report is not about a chat message.", code=CoreCode.VALIDATION_ERROR)
+            raise ApiError(gettext("This report is not about a chat message."), code=CoreCode.VALIDATION_ERROR)
         moderation_chat_remove(message_id=report.message_id, by=by, reason=reason, report=report)
         _resolve(report, by=by, outcome=ReportOutcome.MESSAGE_REMOVED, reason=reason.strip())
     return report

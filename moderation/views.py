@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
@@ -67,7 +68,9 @@ class ReportCollectionApi(GenericAPIView):
         if "account" in data:
             account = player_selectors.player_get(username=data["account"])
             if account is None:
-                raise ModerationError(CoreCode.NOT_FOUND, f"There is no player {data['account']!r}.")
+                raise ModerationError(
+                    CoreCode.NOT_FOUND, gettext("There is no player '%(account)s'.") % {"account": data["account"]}
+                )
         report = services.report_create(
             reporter=request_account(request),
             reason=data["reason"],

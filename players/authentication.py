@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.http import HttpRequest
+from django.utils.translation import gettext
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
@@ -71,7 +72,7 @@ def request_account(request: HttpRequest) -> User:
     the admin's staff check): ``request.user`` typed as what it then is."""
     user = request.user
     if not isinstance(user, User):
-        raise PlayerError(CoreCode.NOT_AUTHENTICATED, "This needs an API token or a session.")
+        raise PlayerError(CoreCode.NOT_AUTHENTICATED, gettext("This needs an API token or a session."))
     return user
 
 

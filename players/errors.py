@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from core.errors import ApiError, CoreCode, register_enum
 
 
@@ -20,24 +22,26 @@ register_enum(
     {
         PlayerCode.USERNAME_TAKEN: (
             409,
-            "Another account already uses this username (usernames ignore case).",
-            "Username taken",
+            _("Another account already uses this username (usernames ignore case)."),
+            _("Username taken"),
         ),
         PlayerCode.INVALID_CREDENTIALS: (
             401,
-            "The username or password is wrong, or the account is suspended.",
-            "Invalid credentials",
+            _("The username or password is wrong, or the account is suspended."),
+            _("Invalid credentials"),
         ),
         PlayerCode.LOGIN_LOCKED: (
             429,
-            "Too many wrong passwords for this account: password log-in is locked for `retry_after` "
-            "seconds (the lock grows with each further failure). API tokens keep working.",
-            "Password log-in locked",
+            _(
+                "Too many wrong passwords for this account: password log-in is locked for `retry_after` "
+                "seconds (the lock grows with each further failure). API tokens keep working."
+            ),
+            _("Password log-in locked"),
         ),
         PlayerCode.TOO_MANY_TOKENS: (
             409,
-            "The account holds the most active API tokens it may (MAX_TOKENS_PER_ACCOUNT): revoke one first.",
-            "Too many tokens",
+            _("The account holds the most active API tokens it may (MAX_TOKENS_PER_ACCOUNT): revoke one first."),
+            _("Too many tokens"),
         ),
     },
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from players.models import User
@@ -41,7 +42,7 @@ class TokenCreateInput(serializers.Serializer):
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if ("username" in attrs) != ("password" in attrs):
             missing = "password" if "username" in attrs else "username"
-            raise serializers.ValidationError({missing: ["Send username and password together."]})
+            raise serializers.ValidationError({missing: [gettext("Send username and password together.")]})
         return attrs
 
 

@@ -12,9 +12,12 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext as _
 
 from core import notify
 from core.errors import CoreCode
+from core.humanize import duration
 from core.limits import Limit
 from players import login
 from players.errors import PlayerCode, PlayerError
@@ -42,13 +45,17 @@ def user_register(*, username: str, password: str, is_bot: bool = False) -> User
     except ValidationError as error:
         raise ValidationError({"password": error.messages}) from error
     if User.objects.filter(username__iexact=username).exists():
-        raise PlayerError(PlayerCode.USERNAME_TAKEN, f"The username {username!r} is taken.")
+        raise PlayerError(
+            PlayerCode.USERNAME_TAKEN, gettext("The username '%(username)s' is taken.") % {"username": username}
+        )
     user.set_password(password)
     try:
         with transaction.atomic():
             user.save()
     except IntegrityError:  # registered by someone else since the check above
-        raise PlayerError(PlayerCode.USERNAME_TAKEN, f"The username {username!r} is taken.") from None
+        raise PlayerError(
+            PlayerCode.USERNAME_TAKEN, gettext("The username '%(username)s' is taken.") % {"username": username}
+        ) from None
     return user
 
 
@@ -59,13 +66,16 @@ def user_authenticate(*, username: str, password: str) -> User:
     if account is not None and (wait := login.locked_for(account)):
         raise PlayerError(
             PlayerCode.LOGIN_LOCKED,
-            f"Too many wrong passwords: password log-in to this account is locked for "
-            f"{math.ceil(wait)} s. Its API tokens keep working.",
+            _(
+                "Too many wrong passwords: password log-in to this account is locked. "
+                "Try again in %(duration)s; its API tokens keep working."
+            )
+            % {"duration": duration(wait)},
             retry_after=math.ceil(wait),
         )
     user = authenticate(username=username, password=password)  # counts the failure (players.login)
     if user is None:
-        raise PlayerError(PlayerCode.INVALID_CREDENTIALS, "Wrong username or password.")
+        raise PlayerError(PlayerCode.INVALID_CREDENTIALS, gettext("Wrong username or password."))
     return user
 
 
@@ -75,14 +85,16 @@ def token_issue(*, user: User, name: str) -> IssuedToken:
     if ApiToken.objects.filter(user=user, revoked_at__isnull=True).count() >= settings.MAX_TOKENS_PER_ACCOUNT:
         raise PlayerError(
             PlayerCode.TOO_MANY_TOKENS,
-            f"You hold {settings.MAX_TOKENS_PER_ACCOUNT} active tokens, the most an account may: "
-            "revoke one you no longer use (DELETE /api/v1/tokens/{id}/).",
+            gettext(
+                "You hold %(max_tokens_per_account)s active tokens, the most an account may: revoke one you no longer use (DELETE /api/v1/tokens/{id}/)."
+            )
+            % {"max_tokens_per_account": settings.MAX_TOKENS_PER_ACCOUNT},
         )
     wait = Limit("tokens", settings.THROTTLE_TOKENS, store="database").hit(str(user.pk))
     if wait is not None:
         raise PlayerError(
             CoreCode.RATE_LIMITED,
-            f"Too many new tokens for this account: try again in {math.ceil(wait)} s.",
+            _("Too many new tokens for this account: try again in %(duration)s.") % {"duration": duration(wait)},
             retry_after=math.ceil(wait),
         )
     return token_create(user=user, name=name)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
@@ -79,7 +80,9 @@ class PlayerDetailApi(APIView):
     def get(self, request: Request, username: str) -> Response:
         player = selectors.player_get(username=username)
         if player is None:
-            raise PlayerError(CoreCode.NOT_FOUND, f"There is no player {username!r}.")
+            raise PlayerError(
+                CoreCode.NOT_FOUND, gettext("There is no player '%(username)s'.") % {"username": username}
+            )
         return Response(PlayerOutput(player).data)
 
 
@@ -143,7 +146,7 @@ class TokenCollectionApi(GenericAPIView):
         elif request.user.is_authenticated:
             user = request.user
         else:
-            raise PlayerError(CoreCode.NOT_AUTHENTICATED, "Send username and password, or authenticate.")
+            raise PlayerError(CoreCode.NOT_AUTHENTICATED, gettext("Send username and password, or authenticate."))
         issued = services.token_issue(user=user, name=credentials["name"])
         return Response(TokenCreatedOutput(issued).data, status=status.HTTP_201_CREATED)
 
@@ -158,6 +161,8 @@ class TokenDetailApi(APIView):
     def delete(self, request: Request, token_id: int) -> Response:
         token = selectors.token_get_active_for_user(user=_account(request), token_id=token_id)
         if token is None:
-            raise PlayerError(CoreCode.NOT_FOUND, f"You have no active token {token_id}.")
+            raise PlayerError(
+                CoreCode.NOT_FOUND, gettext("You have no active token %(token_id)s.") % {"token_id": token_id}
+            )
         services.token_revoke(token=token)
         return Response(status=status.HTTP_204_NO_CONTENT)

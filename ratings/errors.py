@@ -6,6 +6,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from core.errors import ApiError, CoreCode, register_enum
 
 
@@ -18,8 +20,8 @@ register_enum(
     {
         RatingCode.GAME_NOT_RATED: (
             409,
-            "The game is not rated (a practice or unrated game): it changed no rating, so there is nothing to void.",
-            "Game not rated",
+            _("The game is not rated (a practice or unrated game): it changed no rating, so there is nothing to void."),
+            _("Game not rated"),
         ),
     },
 )

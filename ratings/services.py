@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from core.errors import CoreCode
 from games.models import Game, GameStatus, Move, MoveSource, Seat
@@ -163,9 +164,12 @@ def match_void(*, game_id: int, by: User, reason: str) -> VoidOutcome:
     ``game_not_rated``."""
     game = Game.objects.filter(pk=game_id).only("id", "rated").first()
     if game is None:
-        raise RatingError(CoreCode.NOT_FOUND, f"There is no game {game_id}.")
+        raise RatingError(CoreCode.NOT_FOUND, gettext("There is no game %(game_id)s.") % {"game_id": game_id})
     if not game.rated:
-        raise RatingError(RatingCode.GAME_NOT_RATED, f"Game {game_id} is not rated: it changed no rating.")
+        raise RatingError(
+            RatingCode.GAME_NOT_RATED,
+            gettext("Game %(game_id)s is not rated: it changed no rating.") % {"game_id": game_id},
+        )
     with transaction.atomic():
         keys = sorted(RatingChange.objects.filter(game_id=game_id).values_list("user_id", "pool"))
         if not keys:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny
@@ -60,5 +61,7 @@ class PlayerRatingsApi(APIView):
     def get(self, request: Request, username: str) -> Response:
         player = player_selectors.player_get(username=username)
         if player is None:
-            raise RatingError(CoreCode.NOT_FOUND, f"There is no player {username!r}.")
+            raise RatingError(
+                CoreCode.NOT_FOUND, gettext("There is no player '%(username)s'.") % {"username": username}
+            )
         return Response(selectors.player_ratings(user=player))  # already PlayerRatings' shape

@@ -1,6 +1,6 @@
 """The client's routes (``js/app.js`` draws each): included last by ``config.urls``."""
 
-from django.urls import path
+from django.urls import path, re_path
 
 from web import views
 
@@ -13,3 +13,9 @@ urlpatterns = [
     path("games/<int:game_id>/", views.index, name="table"),
     path("games/<int:game_id>/replay/", views.index, name="replay"),
 ]
+
+# Last of all routes: any other browser path is the client's 404 page (not Django's
+# DEBUG page); paths of the server itself (the API, the admin, ...) are left alone.
+urlpatterns.append(
+    re_path(r"^(?!api/|api-auth/|admin/|static/|jsi18n/|i18n/)(?P<path>.*)$", views.not_found, name="not-found")
+)

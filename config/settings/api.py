@@ -121,3 +121,12 @@ SPECTACULAR_SETTINGS = {
         "games.schema.add_components",
     ],
 }
+
+# --- The turn clock's default (docs/api.md) -----------------------------------------
+# A table, challenge or seek created over the API without `turn_time_limit` gets
+# this many seconds per turn: a seat whose player left is moved by the server when
+# its clock runs out and handed to the table's bot after three timeouts in a row
+# (games.services.play), so nobody waits for ever. `turn_time_limit: null` asks for
+# no clock (friends' games). 60 s: one Chicken Foot turn (a play, a draw or a pass)
+# takes seconds, and an abandoned seat then costs the others three minutes at most.
+DEFAULT_TURN_SECONDS = env.int("DEFAULT_TURN_SECONDS", default=60)

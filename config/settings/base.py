@@ -44,6 +44,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "django.middleware.locale.LocaleMiddleware",  # first: every answer, problems included, in the reader's language
     "core.middleware.ApiProblems",  # every error under /api/ is a problem document
     "core.middleware.ClientAddress",  # REMOTE_ADDR: X-Forwarded-For only behind NUM_PROXIES proxies
     "django.middleware.security.SecurityMiddleware",
@@ -77,7 +78,18 @@ WSGI_APPLICATION = "config.wsgi.application"
 ASGI_APPLICATION = "config.asgi.application"
 
 # --- Internationalization ---------------------------------------------------------
-LANGUAGE_CODE = "en-us"
+# Every text a person reads is translated (docs/i18n.md): the language comes from
+# the language cookie (the page's switch sets it), else Accept-Language, else
+# English. LocaleMiddleware (first in MIDDLEWARE) activates it and answers with
+# Content-Language. The catalogues are locale/<lang>/LC_MESSAGES/django.po (the
+# server) and djangojs.po (the web client), with their compiled .mo committed.
+# Adding a language: a line here, then `make messages` (docs/i18n.md).
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("et", "Eesti")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_NAME = "language"
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

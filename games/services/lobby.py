@@ -6,6 +6,7 @@ import secrets
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from bots.strategies import STRATEGIES
 from core.errors import CoreCode
@@ -38,19 +39,26 @@ def game_create(
     cannot be ``rated``; ``bot_strategy`` is the table's bot level (it plays for absent
     and resigned players)."""
     if bot_strategy not in STRATEGIES:
-        raise GameError(GameCode.UNKNOWN_STRATEGY, f"There is no bot strategy {bot_strategy!r} (see GET /bots/).")
+        raise GameError(
+            GameCode.UNKNOWN_STRATEGY,
+            gettext("There is no bot strategy '%(bot_strategy)s' (see GET /bots/).") % {"bot_strategy": bot_strategy},
+        )
     with engine_refusals():  # invalid_ruleset / invalid_setup -> 400
         rules = Ruleset.from_dict(ruleset)
         if setup is not None:
             engine.Setup.from_dict(setup, rules)  # validate now, not at the start
     if seed is not None and not 0 <= seed <= MAX_SEED:
-        raise GameError(CoreCode.VALIDATION_ERROR, f"seed must be 0 to {MAX_SEED}.", errors={"seed": ["out of range"]})
+        raise GameError(
+            CoreCode.VALIDATION_ERROR,
+            gettext("seed must be 0 to %(max_seed)s.") % {"max_seed": MAX_SEED},
+            errors={"seed": [gettext("out of range")]},
+        )
     practice = seed is not None or setup is not None
     if rated and practice:
         raise GameError(
             CoreCode.VALIDATION_ERROR,
-            "A practice game (a fixed seed or a set-up position) cannot be rated.",
-            errors={"rated": ["A practice game cannot be rated."]},
+            gettext("A practice game (a fixed seed or a set-up position) cannot be rated."),
+            errors={"rated": [gettext("A practice game cannot be rated.")]},
         )
     with game_change_new(
         seats=rules.players,
@@ -86,12 +94,12 @@ def _free_seat(change: GameChange, number: int | None) -> Seat:
     if number is None:
         free = next((s for s in seats if not s.is_taken), None)
         if free is None:
-            raise GameError(GameCode.GAME_FULL, "Every seat is taken.")
+            raise GameError(GameCode.GAME_FULL, gettext("Every seat is taken."))
         return free
     if not 0 <= number < len(seats):
-        raise GameError(GameCode.NO_SUCH_SEAT, f"Seats are numbered 0 to {len(seats) - 1}.")
+        raise GameError(GameCode.NO_SUCH_SEAT, gettext("Seats are numbered 0 to %(last)s.") % {"last": len(seats) - 1})
     if seats[number].is_taken:
-        raise GameError(GameCode.SEAT_TAKEN, f"Seat {number} is taken.")
+        raise GameError(GameCode.SEAT_TAKEN, gettext("Seat %(number)s is taken.") % {"number": number})
     return seats[number]
 
 
@@ -99,7 +107,7 @@ def game_join(*, game_id: int, player: User, seat: int | None = None) -> Game:
     with game_change(game_id) as change:
         require_status(change.game, GameStatus.OPEN)
         if change.game.seats.filter(player=player).exists():
-            raise GameError(GameCode.ALREADY_SEATED, "You already have a seat at this game.")
+            raise GameError(GameCode.ALREADY_SEATED, gettext("You already have a seat at this game."))
         free = _free_seat(change, seat)
         change.seat_update(free, player=player)
         change.events_append(
@@ -113,7 +121,7 @@ def game_leave(*, game_id: int, player: User) -> Game:
         require_status(change.game, GameStatus.OPEN)
         seat = change.game.seats.filter(player=player).first()
         if seat is None:
-            raise GameError(GameCode.NOT_SEATED, "You have no seat at this game.")
+            raise GameError(GameCode.NOT_SEATED, gettext("You have no seat at this game."))
         change.seat_update(seat, player=None)
         change.events_append({"type": "seat_left", "seat": seat.number, "player": player.username})
     return change.game
@@ -128,7 +136,9 @@ def game_add_bot(
     (the bot ladder's and quick play's server bots)."""
     if strategy not in STRATEGIES:
         raise GameError(
-            GameCode.UNKNOWN_STRATEGY, f"No bot strategy {strategy!r}; there are: {', '.join(sorted(STRATEGIES))}."
+            GameCode.UNKNOWN_STRATEGY,
+            gettext("No bot strategy '%(strategy)s'; there are: %(strategies)s.")
+            % {"strategy": strategy, "strategies": ", ".join(sorted(STRATEGIES))},
         )
     if account is not None and not account.is_bot:
         raise ValueError(f"{account.username} is not a bot account: a server bot plays only under a bot account")
@@ -136,7 +146,10 @@ def game_add_bot(
         require_creator(change.game, by)
         require_status(change.game, GameStatus.OPEN)
         if account is not None and change.game.seats.filter(player=account).exists():
-            raise GameError(GameCode.ALREADY_SEATED, f"{account.username} already has a seat at this game.")
+            raise GameError(
+                GameCode.ALREADY_SEATED,
+                gettext("%(username)s already has a seat at this game.") % {"username": account.username},
+            )
         free = _free_seat(change, seat)
         change.seat_update(free, bot_strategy=strategy, player=account)
         event = {"type": "bot_added", "seat": free.number, "strategy": strategy}
@@ -155,7 +168,8 @@ def game_start(*, game_id: int, by: User) -> Game:
         if empty:
             raise GameError(
                 GameCode.SEATS_NOT_FILLED,
-                f"Seat(s) {', '.join(map(str, empty))} still empty: fill them (or add bots) first.",
+                gettext("Seat(s) %(seats)s still empty: fill them (or add bots) first.")
+                % {"seats": ", ".join(map(str, empty))},
             )
         with engine_refusals():
             match, payloads = Match.new(Ruleset.from_dict(game.ruleset), game.seed, game.setup)

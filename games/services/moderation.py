@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext
+
 from games.errors import GameCode, GameError
 from games.models import Game, GameStatus, Seat
 from games.services.commit import game_change, locked_seats
@@ -70,7 +72,9 @@ def seat_remove(*, game_id: int, seat_number: int, by: User, reason: str = "") -
         require_status(change.game, GameStatus.OPEN)
         seat = seat_numbered(locked_seats(change), seat_number, change.game)
         if not seat.is_taken:
-            raise GameError(GameCode.SEAT_EMPTY, f"Seat {seat_number} is already empty.")
+            raise GameError(
+                GameCode.SEAT_EMPTY, gettext("Seat %(seat_number)s is already empty.") % {"seat_number": seat_number}
+            )
         player = seat.player
         who = player.username if player is not None else f"bot:{seat.bot_strategy}"
         change.seat_update(seat, player=None, bot_strategy="")

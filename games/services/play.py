@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db import IntegrityError
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from bots.strategies import STRATEGIES
 from games import engine
@@ -36,7 +37,9 @@ def _replay_idempotent(game: Game, move_id: int, move: dict[str, Any]) -> MoveRe
     except RuleError:
         same = False
     if not same:
-        raise GameError(GameCode.IDEMPOTENCY_KEY_REUSED, "This Idempotency-Key was already used for a different move.")
+        raise GameError(
+            GameCode.IDEMPOTENCY_KEY_REUSED, gettext("This Idempotency-Key was already used for a different move.")
+        )
     return MoveResult(game=game, move=first, events=_move_events(game, first), replayed=True)
 
 
@@ -70,17 +73,19 @@ def move_submit(
         seats = change.seats or []  # with the players: the answer shows them
         seat = next((s for s in seats if s.player_id == player.pk), None)
         if seat is None:
-            raise GameError(GameCode.NOT_SEATED, "You have no seat at this game.")
+            raise GameError(GameCode.NOT_SEATED, gettext("You have no seat at this game."))
         if seat.resigned:
-            raise GameError(GameCode.SEAT_RESIGNED, "You resigned: a server bot plays your seat.")
+            raise GameError(GameCode.SEAT_RESIGNED, gettext("You resigned: a server bot plays your seat."))
         if seat.away:
             raise GameError(
-                GameCode.SEAT_AWAY, "A bot plays your seat after repeated timeouts: POST .../return/ to take it back."
+                GameCode.SEAT_AWAY,
+                gettext("A bot plays your seat after repeated timeouts: POST .../return/ to take it back."),
             )
         if expected_seq != game.seq:
             raise GameError(
                 GameCode.STALE_SEQ,
-                f"The game is at seq {game.seq}, not {expected_seq}: re-read it.",
+                gettext("The game is at seq %(seq)s, not %(expected_seq)s: re-read it.")
+                % {"seq": game.seq, "expected_seq": expected_seq},
                 current_seq=game.seq,
             )
         try:
@@ -90,7 +95,7 @@ def move_submit(
                 )
         except IntegrityError:  # pragma: no cover - the row lock makes this unreachable; the constraint is the backstop
             raise GameError(
-                GameCode.STALE_SEQ, "Another move was recorded first: re-read the game.", current_seq=game.seq
+                GameCode.STALE_SEQ, gettext("Another move was recorded first: re-read the game."), current_seq=game.seq
             ) from None
         if seat.timeouts_in_row:
             change.seat_update(seat, timeouts_in_row=0)
@@ -192,7 +197,7 @@ def seat_return(*, game_id: int, player: User) -> Game:
         require_status(change.game, GameStatus.RUNNING)
         seat = player_seat(change.game, player)
         if not seat.away:
-            raise GameError(GameCode.SEAT_NOT_AWAY, "Your seat is not played by a bot: nothing to take back.")
+            raise GameError(GameCode.SEAT_NOT_AWAY, gettext("Your seat is not played by a bot: nothing to take back."))
         change.seat_update(seat, away=False, bot_strategy="", timeouts_in_row=0)
         seat_change_record(change, {"type": "seat_returned", "seat": seat.number, "player": player.username})
     return change.game
@@ -206,7 +211,7 @@ def game_resign(*, game_id: int, player: User, strategy: str | None = None) -> G
         strategy = strategy or change.game.bot_strategy
         seat = player_seat(change.game, player)
         if seat.resigned:
-            raise GameError(GameCode.SEAT_RESIGNED, "You already resigned.")
+            raise GameError(GameCode.SEAT_RESIGNED, gettext("You already resigned."))
         change.seat_update(seat, resigned=True, away=False, bot_strategy=strategy)
         seat_change_record(
             change, {"type": "seat_resigned", "seat": seat.number, "player": player.username, "bot_strategy": strategy}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from django.conf import settings
 
 from games import services
 from games.engine import Match
@@ -105,7 +106,7 @@ def test_create_with_defaults(people):
     }
     assert game["status"] == "open" and game["creator"] == alice.username
     assert game["practice"] is False and body["seed"] is None and body["state"] is None
-    assert game["turn_time_limit"] is None and game["bot_delay_ms"] == 0
+    assert game["turn_time_limit"] == settings.DEFAULT_TURN_SECONDS == 60 and game["bot_delay_ms"] == 0
     assert [s["number"] for s in game["seats"]] == [0, 1, 2, 3]
     assert game["seats"][0]["player"]["username"] == alice.username
     assert all(s["player"] is None and s["bot_strategy"] == "" for s in game["seats"][1:])
@@ -120,6 +121,15 @@ def test_create_with_defaults(people):
     }
     assert game["seq"] == 2 and event_types(game["id"]) == ["game_created", "seat_taken"]
     assert Game.objects.get(pk=game["id"]).seed is not None  # drawn, but not shown
+
+
+def test_a_table_asks_for_no_clock_with_null(people):
+    """The default clock is the server's; a friends' game asks for none explicitly."""
+    _, client = people.player()
+    game = ok(client.post(GAMES, {"turn_time_limit": None}, format="json"), 201)["game"]
+    assert game["turn_time_limit"] is None
+    game = ok(client.post(GAMES, {"turn_time_limit": 300}, format="json"), 201)["game"]
+    assert game["turn_time_limit"] == 300
 
 
 def test_create_without_sitting(people):

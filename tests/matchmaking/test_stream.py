@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 
 from matchmaking import services
 from players import services as player_services
@@ -50,7 +51,11 @@ def test_a_seekers_stream_shows_the_seek_waiting_then_matched(make_player, web_s
     assert waiting.event == "seek_waiting" and waiting.data["id"] == seek["id"]
     assert waiting.id is not None and waiting.id.startswith(f"seeks.{seek['id']}.")
 
-    services.seek_create(user=bob, players=2, preset="double-6-quick", wait_seconds=600)
+    # Alice's seek came over the API without a clock: it has the default one, and only
+    # seeks with the same clock meet.
+    services.seek_create(
+        user=bob, players=2, preset="double-6-quick", wait_seconds=600, turn_time_limit=settings.DEFAULT_TURN_SECONDS
+    )
     report = services.seeks_match()  # as the worker would
     # the seek's outcome, and the game itself on the games part of the stream (in either order)
     seen: dict[str, SseMessage] = {}

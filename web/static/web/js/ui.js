@@ -9,6 +9,10 @@
 //
 // Test hooks: #alerts [data-testid=alerts] holds `.alert` items ([data-testid=alert]);
 // #notices [data-testid=notices] the last announcement.
+//
+// Every word here is translated (js/i18n.js); dates in the page's language.
+
+import { formatDate, formatDateTime, gettext, interpolate, language } from "./i18n.js";
 
 export function h(tag, attrs = {}, ...children) {
   const element = document.createElement(tag);
@@ -61,7 +65,7 @@ export function replaceChildren(element, ...children) {
 /** Show an error (an ApiError's `detail`, or any Error's message) in the alert region. */
 export function showError(error, { timeoutMs = 0 } = {}) {
   const region = document.getElementById("alerts");
-  const text = typeof error === "string" ? error : (error && error.message) || "Something went wrong.";
+  const text = typeof error === "string" ? error : (error && error.message) || gettext("Something went wrong.");
   if (error && typeof error === "object" && !(error.name === "ApiError")) console.error(error);
   if (!region) {
     console.error(text);
@@ -75,7 +79,7 @@ export function showError(error, { timeoutMs = 0 } = {}) {
     h("p", { class: "alert-text" }, text),
     h(
       "button",
-      { type: "button", class: "alert-close", "aria-label": "Dismiss this message", onclick: () => item.remove() },
+      { type: "button", class: "alert-close", "aria-label": gettext("Dismiss this message"), onclick: () => item.remove() },
       "×",
     ),
   );
@@ -149,16 +153,25 @@ export function link(href, ...children) {
 export function seatName(game, n) {
   const summary = game && game.game ? game.game : game;
   const seat = summary && summary.seats ? summary.seats.find((s) => s.number === n) : null;
-  if (!seat) return `Seat ${n + 1}`;
-  if (seat.bot_strategy) return seat.player && !seat.player.is_bot ? `${seat.player.username} (bot ${seat.bot_strategy})` : `Bot (${seat.bot_strategy})`;
+  if (!seat) return interpolate(gettext("Seat %(number)s"), { number: n + 1 });
+  if (seat.bot_strategy) {
+    return seat.player && !seat.player.is_bot
+      ? interpolate(gettext("%(name)s (bot %(strategy)s)"), { name: seat.player.username, strategy: seat.bot_strategy })
+      : interpolate(gettext("Bot (%(strategy)s)"), { strategy: seat.bot_strategy });
+  }
   if (seat.player) return seat.player.username;
-  return `Seat ${n + 1} (free)`;
+  return interpolate(gettext("Seat %(number)s (free)"), { number: n + 1 });
 }
 
-const STATUS_WORDS = { open: "Open", running: "In play", finished: "Finished", aborted: "Aborted" };
-
+/** A game's status in words (the status itself is a machine field, never translated). */
 export function statusWord(status) {
-  return STATUS_WORDS[status] || status;
+  const words = {
+    open: gettext("Open"),
+    running: gettext("In play"),
+    finished: gettext("Finished"),
+    aborted: gettext("Aborted"),
+  };
+  return words[status] || status;
 }
 
 /** "2 minutes ago", "in 20 s", or the date. */
@@ -166,22 +179,23 @@ export function relativeTime(iso) {
   if (!iso) return "";
   const then = new Date(iso);
   const seconds = Math.round((then.getTime() - Date.now()) / 1000);
-  const format = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+  const format = new Intl.RelativeTimeFormat(language(), { numeric: "auto" });
   const abs = Math.abs(seconds);
   if (abs < 60) return format.format(seconds, "second");
   if (abs < 3600) return format.format(Math.round(seconds / 60), "minute");
   if (abs < 86400) return format.format(Math.round(seconds / 3600), "hour");
   if (abs < 7 * 86400) return format.format(Math.round(seconds / 86400), "day");
-  return then.toLocaleDateString();
+  return formatDate(then);
 }
 
 /** A <time> element for an ISO date, relative, with the full date as its title. */
 export function timeElement(iso) {
   if (!iso) return null;
-  return h("time", { datetime: iso, title: new Date(iso).toLocaleString() }, relativeTime(iso));
+  return h("time", { datetime: iso, title: formatDateTime(iso) }, relativeTime(iso));
 }
 
 /** Set the document title ("Lobby · Chicken Foot"). */
 export function setTitle(text) {
-  document.title = text ? `${text} · Chicken Foot` : "Chicken Foot";
+  const site = gettext("Chicken Foot");
+  document.title = text ? `${text} · ${site}` : site;
 }
