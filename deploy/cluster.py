@@ -37,6 +37,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from string import Template
@@ -150,12 +151,15 @@ def render(template: str, host: str, **values: str) -> str:
 
 def app_env(host: str) -> dict[str, str]:
     """The app's environment on ``host`` (deploy/app/cluster.env, filled in)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_", "CELERY_"))}
+    # Only what a process needs from ours (PATH, locale), then the file; CLUSTER_APP_<NAME>
+    # in our environment sets <NAME> for the app (the fault suite raises a rate limit so).
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "LC_ALL", "TZ")}
     for line in render("app/cluster.env", host).splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
             key, _, value = line.partition("=")
             env[key] = value
+    env.update({k.removeprefix("CLUSTER_APP_"): v for k, v in os.environ.items() if k.startswith("CLUSTER_APP_")})
     return env
 
 
@@ -442,6 +446,22 @@ def healthy(host: str) -> bool:
     base = lb_url() if host == "lb" else f"http://{address(host)}:{WEB_PORT}"
     with urllib.request.urlopen(f"{base}/api/v1/health/", timeout=5) as response:
         return bool(response.status == 200)
+
+
+def answers(host: str) -> bool:
+    """Does the web host's server answer its health check (200, or 503 with a report)?"""
+    try:
+        return healthy(host)
+    except urllib.error.HTTPError as error:
+        return error.code == 503
+
+
+def repair() -> None:
+    """Start the processes of every host that has none (after a run that stopped half-way)."""
+    for host in HOSTS:
+        if not pids(host):
+            log(f"{host} has no process: starting it")
+            start(host)
 
 
 def manage(host: str, *args: str) -> None:
