@@ -520,7 +520,7 @@ def up() -> None:
     for host in WORKER_HOSTS:
         start_worker(host)
     for host in WEB_HOSTS:
-        wait(f"{host}'s health", lambda h=host: healthy(h), timeout=180)  # type: ignore[misc]
+        wait(f"{host}'s health", lambda h=host: healthy(h), timeout=180)
     wait("the load balancer", lambda: healthy("lb"), timeout=60)
     log(f"up in {time.monotonic() - started:.0f} s; logs under {CLUSTER_DIR}")
     print(lb_url())
