@@ -204,4 +204,6 @@ def example_problem(code: str) -> dict[str, Any]:
         extra["errors"] = {"username": ["This field is required."]}
     elif code == "rate_limited":
         extra["retry_after"] = 17
+    elif code in ("database_unavailable", "service_unavailable"):
+        extra["retry_after"] = DATABASE_RETRY_AFTER_SECONDS
     return Problem(spec.status, code, spec.title, spec.description, extra).body()
