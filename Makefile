@@ -6,6 +6,9 @@
 #   make fuzz    - schemathesis over openapi.yaml against a live server (FUZZ_MAX_EXAMPLES, FUZZ_SEED)
 #   make schema  - regenerate openapi.yaml (commit it)
 #   make messages - update the translation catalogues under locale/ and compile them (needs GNU gettext; docs/i18n.md)
+#   make cluster - the multi-host deployment on this machine, in network namespaces (root; docs/deploy.md)
+#   make cluster-stop - remove it: every namespace, link and process (also after a crashed run)
+#   make cluster-test - the fault suite over that cluster (kills hosts, cuts links; ~10 minutes)
 #   make contract-ts - TypeScript types generated from openapi.yaml decode recorded streams (needs Node.js 20+ and npm)
 #
 # requirements.txt is what the server needs (make serve, production);
@@ -25,7 +28,7 @@ SOAK_MINUTES ?= 5
 # servers, workers and browsers they start, so two share two cores well).
 TEST_PROCESSES ?= 2
 
-.PHONY: install install-dev migrate serve lint test soak fuzz schema messages contract-ts
+.PHONY: install install-dev migrate serve lint test soak fuzz schema messages contract-ts cluster cluster-stop cluster-test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -82,3 +85,15 @@ messages: install
 contract-ts:
 	@command -v npm >/dev/null || { echo "make contract-ts needs Node.js 20+ and npm" >&2; exit 1; }
 	cd clients/typescript && npm ci --no-audit --no-fund && npm run check
+
+# The cluster (deploy/cluster.py): needs root and deploy/install.sh's packages.
+cluster: install
+	deploy/install.sh
+	$(BIN)/python deploy/cluster.py up
+
+cluster-stop:
+	python3 deploy/cluster.py down
+
+cluster-test: install-dev
+	deploy/install.sh
+	$(BIN)/python -m pytest -p no:xdist -m cluster tests/cluster $(PYTEST_ARGS)

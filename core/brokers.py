@@ -136,3 +136,12 @@ class RedisChannel(kombu_redis.Channel):
 
 class RedisTransport(kombu_redis.Transport):
     Channel = RedisChannel
+
+
+class RedisSentinelChannel(RedisChannel, kombu_redis.SentinelChannel):
+    """kombu's Sentinel channel (each connection asks the sentinels for the master)
+    with ``RedisChannel``'s fix."""
+
+
+class RedisSentinelTransport(kombu_redis.SentinelTransport):
+    Channel = RedisSentinelChannel

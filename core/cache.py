@@ -19,6 +19,7 @@ from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis import exceptions as redis_exceptions
 
 from core.breaker import Breaker
+from core.redisconn import is_sentinel, redis_client
 
 _clients: dict[tuple[str, ...], Any] = {}  # (server, pool options) -> redis.Redis on its own pool
 _lock = threading.Lock()
@@ -33,15 +34,21 @@ class SharedPoolRedisCacheClient(RedisCacheClient):
     _get_connection_pool_index: Callable[[bool], int]
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        index = self._get_connection_pool_index(write)
-        shared = (self._servers[index], repr(sorted(self._pool_options.items())))
+        # Django splits LOCATION at commas into servers; a sentinel:// URL is one
+        # server with several sentinels (core.redisconn), put back together here.
+        sentinel = is_sentinel(self._servers[0])
+        server = ",".join(self._servers) if sentinel else self._servers[self._get_connection_pool_index(write)]
+        shared = (server, repr(sorted(self._pool_options.items())))
         client = _clients.get(shared)
         if client is None:
             with _lock:
                 client = _clients.get(shared)
                 if client is None:
-                    pool = self._pool_class.from_url(self._servers[index], **self._pool_options)
-                    client = _clients[shared] = self._client(connection_pool=pool)
+                    if sentinel:
+                        client = _clients[shared] = redis_client(server, **self._pool_options)
+                    else:
+                        pool = self._pool_class.from_url(server, **self._pool_options)
+                        client = _clients[shared] = self._client(connection_pool=pool)
         return client
 
 

@@ -71,6 +71,8 @@ class CoreCode(StrEnum):
     PARSE_ERROR = "parse_error"
     VALIDATION_ERROR = "validation_error"
     RATE_LIMITED = "rate_limited"
+    DATABASE_UNAVAILABLE = "database_unavailable"
+    SERVICE_UNAVAILABLE = "service_unavailable"
 
 
 #: code -> ErrorSpec: every code the API can answer with, registered by the
@@ -268,4 +270,19 @@ register_error_code(
     status=429,
     title=gettext_lazy("Too many requests"),
     description=gettext_lazy("Slow down: retry after `retry_after` seconds (also in the Retry-After header)."),
+)
+register_error_code(
+    CoreCode.DATABASE_UNAVAILABLE,
+    status=503,
+    title="Database unavailable",
+    description="The database cannot be reached just now (e.g. while a standby takes over from a failed primary): "
+    "nothing was changed. Retry after `retry_after` seconds (also in the Retry-After header) with the same request.",
+)
+register_error_code(
+    CoreCode.SERVICE_UNAVAILABLE,
+    status=503,
+    title="Service unavailable",
+    description="Sent by the load balancer when no web server can answer (one is being replaced): the request may "
+    "not have reached the game. Retry after `retry_after` seconds with the same request (a move with the same "
+    "Idempotency-Key is done at most once).",
 )

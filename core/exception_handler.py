@@ -15,6 +15,7 @@ from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
+from core.errors import CoreCode
 from core.problems import PROBLEM_CONTENT_TYPE, problem_from_exception
 
 logger = logging.getLogger(__name__)
@@ -24,7 +25,10 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     """Answer ``exc`` with a problem document; never with a traceback."""
     problem = problem_from_exception(exc)
     request = context.get("request")
-    if problem.status >= 500:
+    if problem.code == CoreCode.DATABASE_UNAVAILABLE:
+        # Expected while the database fails over: the client is told to retry.
+        logger.warning("Database unavailable on %s: %s", getattr(request, "path", "?"), exc)
+    elif problem.status >= 500:
         path = getattr(request, "path", "?")
         logger.error("Internal server error on %s", path, exc_info=exc)
         # Let Django's listeners see it (the test client re-raises it, error

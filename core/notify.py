@@ -49,6 +49,7 @@ import orjson
 from django.conf import settings
 
 from core.cache import REDIS, send_all
+from core.redisconn import async_redis_client, redis_client
 
 log = logging.getLogger(__name__)
 
@@ -350,11 +351,9 @@ class Listener:
             self.hub.notify([channel])  # its waiters went on without the confirmation: re-read once
 
     async def _listen(self) -> None:
-        import redis.asyncio as aredis
-
         hub, loop = self.hub, self.loop
         while True:
-            client = aredis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, health_check_interval=10)
+            client = async_redis_client(settings.REDIS_URL, socket_connect_timeout=2, health_check_interval=10)
             try:
                 async with client.pubsub() as pubsub:
                     # Every channel in use, in one command; RESYNC keeps the subscription
@@ -433,9 +432,7 @@ HUB = Hub()
 
 @lru_cache(maxsize=1)
 def _redis() -> Any:
-    import redis
-
-    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5)
+    return redis_client(settings.REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5)
 
 
 class _Lost:

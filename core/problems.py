@@ -17,6 +17,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, InternalError, OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.serializers import as_serializer_error
@@ -27,6 +28,7 @@ from core.errors import (
     ApiError,
     BadRequest,
     Conflict,
+    CoreCode,
     ErrorSpec,
     NotFound,
     PermissionDenied,
@@ -106,7 +108,31 @@ def problem_from_exception(exc: BaseException) -> Problem:
         exc = drf.PermissionDenied()
     if isinstance(exc, drf.APIException):
         return _problem_from_drf(exc)
+    if database_unavailable(exc):
+        extra = {"retry_after": DATABASE_RETRY_AFTER_SECONDS}
+        headers = {"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)}
+        spec = ERROR_CODES[CoreCode.DATABASE_UNAVAILABLE]
+        return Problem(spec.status, CoreCode.DATABASE_UNAVAILABLE, spec.title, spec.description, extra, headers)
     return Problem.of("server_error")
+
+
+#: What a client is told to wait while the database is away: a failover takes seconds.
+DATABASE_RETRY_AFTER_SECONDS = 2
+#: SQLSTATE of a write sent to a standby (a connection left on a demoted primary).
+READ_ONLY_SQL_TRANSACTION = "25006"
+
+
+def database_unavailable(exc: BaseException) -> bool:
+    """Did ``exc`` come from a database that cannot be reached or cannot write now?
+
+    Django wraps the driver's errors: ``OperationalError`` (no connection, a
+    connection the server ended, the pool's timeout, a failover in progress) and
+    ``InterfaceError`` (a connection already closed), and the write a standby
+    refused. The transaction was rolled back: nothing was changed, so the same
+    request may be sent again."""
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        return True
+    return isinstance(exc, InternalError) and getattr(exc.__cause__, "sqlstate", None) == READ_ONLY_SQL_TRANSACTION
 
 
 def _problem_from_drf(exc: drf.APIException) -> Problem:
@@ -180,4 +206,6 @@ def example_problem(code: str) -> dict[str, Any]:
         extra["errors"] = {"username": ["This field is required."]}
     elif code == "rate_limited":
         extra["retry_after"] = 17
+    elif code in ("database_unavailable", "service_unavailable"):
+        extra["retry_after"] = DATABASE_RETRY_AFTER_SECONDS
     return Problem(spec.status, code, str(spec.title), str(spec.description), extra).body()

@@ -43,6 +43,10 @@ PAGE_PARAMETERS = [
 ]
 
 
+#: What a 503 may say: the database is away, or (from the load balancer) no web host answers.
+UNAVAILABLE_CODES = ("database_unavailable", "service_unavailable")
+
+
 def problem_responses(*codes: str | int) -> dict[tuple[int, str], OpenApiResponse]:
     """``{(status, "application/problem+json"): OpenApiResponse}`` for ``codes``.
 
@@ -103,6 +107,10 @@ class AutoSchema(SpectacularAutoSchema):
             responses.setdefault("401", self._shared_response("AuthenticationFailed", AUTH_CODES[1:]))
         if self.view.get_throttles():
             responses.setdefault("429", self._shared_response("RateLimited", ("rate_limited",)))
+        # Any operation may meet a database failover (the app's 503) or no web host able
+        # to answer (the load balancer's): retry after Retry-After, a move with its
+        # Idempotency-Key (docs/deploy.md).
+        responses.setdefault("503", self._shared_response("Unavailable", UNAVAILABLE_CODES))
         responses.setdefault("default", self._shared_response("Problem", ("server_error",)))
         operation["responses"] = dict(sorted(responses.items(), key=lambda item: item[0]))
         return operation

@@ -8,12 +8,14 @@ navigation, the message) with the same status.
 
 from __future__ import annotations
 
+import sys
+
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
-from core.problems import Problem, problem_json_response
+from core.problems import Problem, database_unavailable, problem_from_exception, problem_json_response
 
 ADMIN_PREFIX = "/admin/"
 ADMIN_ERROR_TEMPLATE = "core/admin_error.html"
@@ -56,6 +58,14 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
+    # Django calls this while it handles the exception: a database that cannot be
+    # reached (in a middleware, say) is a 503 to retry, as in DRF's views.
+    error = sys.exc_info()[1]
+    if error is not None and database_unavailable(error):
+        problem = problem_from_exception(error)
+        if _in_admin(request):
+            return render(request, ADMIN_ERROR_TEMPLATE, {"title": problem.title, "status": 503}, status=503)
+        return problem_json_response(problem)
     if _in_admin(request):
         return render(request, ADMIN_ERROR_TEMPLATE, {"title": _("Server error"), "status": 500}, status=500)
     return problem_json_response(Problem.of("server_error"))

@@ -25,6 +25,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from core.redisconn import master_address, redis_client
 from games import turns
 from ops.models import Heartbeat, HeartbeatKind
 from ops.tasks import SWEEP
@@ -40,16 +41,29 @@ def _database() -> dict[str, Any]:
             cursor.fetchone()
     except Exception as error:
         connection.close()  # a broken connection must not be reused by the next request
-        return {"ok": False, "detail": f"The database does not answer: {_reason(error)}.", "latency_ms": None}
+        return {
+            "ok": False,
+            "detail": f"The database does not answer: {_reason(error)}.",
+            "latency_ms": None,
+            "node": None,
+        }
     latency = round((time.perf_counter() - started) * 1000, 2)
-    return {"ok": True, "detail": f"{connection.vendor} answers.", "latency_ms": latency}
+    node = _database_node()
+    return {"ok": True, "detail": f"{connection.vendor} answers ({node}).", "latency_ms": latency, "node": node}
+
+
+def _database_node() -> str:
+    """The server this process's connection went to: with a multi-host DATABASE_URL,
+    the host that libpq found accepting writes (host:port), or the SQLite file."""
+    if connection.vendor != "postgresql":
+        return str(connection.settings_dict["NAME"])
+    info = connection.connection.info  # psycopg's: the host it actually connected to
+    return f"{info.host} (socket)" if info.host.startswith("/") else f"{info.host}:{info.port}"
 
 
 def _ping_redis(url: str) -> str | None:
     """None if Redis at ``url`` answers PING, else why not."""
-    import redis
-
-    client = redis.Redis.from_url(url, socket_timeout=PING_TIMEOUT_SECONDS, socket_connect_timeout=PING_TIMEOUT_SECONDS)
+    client = redis_client(url, socket_timeout=PING_TIMEOUT_SECONDS, socket_connect_timeout=PING_TIMEOUT_SECONDS)
     try:
         client.ping()
         return None
@@ -74,22 +88,36 @@ def _redis() -> dict[str, Any]:
             "detail": f"Redis does not answer ({problem}): moves and reads still work; rate limits count per "
             "process and waiting clients re-read the database until it is back.",
         }
-    return {"ok": True, "configured": True, "detail": "Redis answers."}
+    try:
+        node: str | None = master_address(settings.REDIS_URL, timeout=PING_TIMEOUT_SECONDS)
+    except Exception:  # the sentinels stopped answering since the ping: say so, not fail
+        node = None
+    return {
+        "ok": True,
+        "configured": True,
+        "detail": f"Redis answers ({node or 'the master is being chosen'}).",
+        "node": node,
+    }
 
 
 def _broker() -> dict[str, Any]:
     url = settings.CELERY_BROKER_URL
     scheme = url.partition("://")[0]
-    if scheme in ("redis", "rediss"):
-        problem = _ping_redis(url)
+    if scheme in ("redis", "rediss", "sentinel"):
+        # kombu's form of a sentinel URL is REDIS_URL's (config.settings.celery).
+        problem = _ping_redis(settings.REDIS_URL if scheme == "sentinel" else url)
         if problem:
             return {
                 "ok": False,
-                "transport": "redis",
+                "transport": "sentinel" if scheme == "sentinel" else "redis",
                 "detail": f"The broker (Redis) does not answer ({problem}): no bot or turn clock can move until "
                 "it is back; then the workers re-send every pending turn.",
             }
-        return {"ok": True, "transport": "redis", "detail": "The broker (Redis) answers."}
+        return {
+            "ok": True,
+            "transport": "sentinel" if scheme == "sentinel" else "redis",
+            "detail": "The broker (Redis) answers.",
+        }
     if scheme == "filesystem":
         folder = settings.BROKER_DIR
         if not (folder.is_dir() and os.access(folder, os.W_OK)):

@@ -27,3 +27,17 @@ class Heartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} (seen {self.seen_at:%Y-%m-%d %H:%M:%S})"
+
+
+class BeatLease(models.Model):
+    """Which beat process may send the periodic tasks (``ops.beat``): one beat runs
+    on each worker host, and only the holder of an unexpired lease sends. The
+    holder renews it every few seconds; when its host dies the lease runs out and
+    another beat takes it over."""
+
+    name = models.CharField(max_length=64, primary_key=True)
+    holder = models.CharField(max_length=200, help_text="host:pid:token of the beat that holds it")
+    expires_at = models.FloatField(help_text="Seconds since 1970 by the database's clock.")
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.holder}"

@@ -16,10 +16,22 @@ class HealthCheckOutput(serializers.Serializer):
 
 class HealthDatabaseOutput(HealthCheckOutput):
     latency_ms = FloatField(allow_null=True, help_text="Round trip of a trivial query.")
+    node = serializers.CharField(
+        allow_null=True,
+        required=False,
+        help_text="The database server this web process is connected to (host:port; with a multi-host "
+        "DATABASE_URL, the one that accepts writes), or the SQLite file; null while none answers.",
+    )
 
 
 class HealthRedisOutput(HealthCheckOutput):
     configured = serializers.BooleanField(help_text="False in the embedded mode (no REDIS_URL): that is not a problem.")
+    node = serializers.CharField(
+        allow_null=True,
+        required=False,
+        help_text="The Redis server in use (host:port; behind Sentinel, the master the sentinels name now); "
+        "null when Redis is not configured or does not answer.",
+    )
 
 
 class HealthBrokerOutput(HealthCheckOutput):

@@ -18,6 +18,9 @@ class HealthApi(APIView):
     # Nothing to authenticate (and no database read for it): monitors call this.
     authentication_classes: list[type] = []
     permission_classes = [AllowAny]
+    # Load balancers ask every second or so, from one address for all web servers
+    # (HAProxy's checks, deploy/haproxy): a rate limit would take every server out.
+    throttle_classes: list[type] = []
     renderer_classes = [JSONRenderer]
 
     @extend_schema(

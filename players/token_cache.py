@@ -41,6 +41,7 @@ from typing import Any
 from django.conf import settings
 
 from core import notify
+from core.redisconn import redis_client
 from players.models import ApiToken, User
 
 log = logging.getLogger(__name__)
@@ -172,9 +173,7 @@ class TokenCache:
             time.sleep(1)
 
     def _subscribe_and_hear(self, url: str) -> None:
-        import redis
-
-        client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=PONG_SECONDS)
+        client = redis_client(url, socket_connect_timeout=2, socket_timeout=PONG_SECONDS)
         pubsub = client.pubsub()
         try:
             pubsub.subscribe(notify.AUTH, notify.RESYNC)

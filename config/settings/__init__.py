@@ -17,6 +17,9 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 | CONN_MAX_AGE         | 60 (PostgreSQL with DB_POOL=false)    |
 | DB_PREPARED_STATEMENTS | true (PostgreSQL)                   |
 | REDIS_URL            | (empty: no Redis)                     |
+|   or sentinel://h1:26379,h2:26379,.../<master name>/<db> (Redis behind Sentinel: core.redisconn) |
+| DB_POOL_RECONNECT_TIMEOUT | 5 (s a failing reconnection is retried) |
+| BEAT_LEASE_SECONDS   | 10 (beat's lease: ops.beat)           |
 | RUN_DIR / BROKER_DIR | <repo>/.run, <RUN_DIR>/broker (serve) |
 | THROTTLE_ANON        | 120/minute                            |
 | THROTTLE_USER        | 1200/minute                           |

@@ -4,6 +4,7 @@ from pathlib import Path
 
 from config.settings.env import BASE_DIR, env
 from config.settings.redis import REDIS_URL
+from core.redisconn import broker_url
 
 # The broker: Redis when REDIS_URL is set. Without it (the embedded default) a
 # folder on disk serves as the broker, so `make serve` still runs a real worker
@@ -15,10 +16,15 @@ from config.settings.redis import REDIS_URL
 # What `manage.py serve` keeps on disk: the embedded broker, beat's schedule.
 RUN_DIR = Path(env.str("RUN_DIR", default=str(BASE_DIR / ".run")))
 BROKER_DIR = Path(env.str("BROKER_DIR", default=str(RUN_DIR / "broker")))
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or REDIS_URL or "filesystem://"
+# A sentinel:// REDIS_URL (Redis behind Sentinel, core.redisconn) becomes kombu's
+# form of it: the sentinels' URLs joined by ";" and the master's name as an option.
+CELERY_BROKER_URL, _BROKER_SENTINEL_OPTIONS = broker_url(
+    env.str("CELERY_BROKER_URL", default="") or REDIS_URL or "filesystem://"
+)
 CELERY_BROKER_TRANSPORT = {
     "redis": "core.brokers:RedisTransport",
     "rediss": "core.brokers:RedisTransport",
+    "sentinel": "core.brokers:RedisSentinelTransport",
     "filesystem": "core.brokers:FilesystemTransport",
 }.get(CELERY_BROKER_URL.partition("://")[0])
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -49,6 +55,7 @@ else:
         "socket_timeout": 5,
         "socket_keepalive": True,
         "health_check_interval": 10,
+        **_BROKER_SENTINEL_OPTIONS,
     }
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
@@ -91,6 +98,10 @@ CELERY_BEAT_SCHEDULE = {
     # Quick play: match waiting seeks, fill or expire those whose wait ran out (matchmaking.tasks).
     "match-seeks": {"task": "matchmaking.match", "schedule": MATCHMAKING_INTERVAL_SECONDS, "options": {"expires": 10}},
 }
+# Beat runs on every worker host; only the holder of the database's lease sends
+# (ops.beat), and another takes over within BEAT_LEASE_SECONDS of its host dying.
+CELERY_BEAT_SCHEDULER = "ops.beat:LeasedScheduler"
+BEAT_LEASE_SECONDS = env.float("BEAT_LEASE_SECONDS", default=10.0)
 # Workers record a heartbeat this often (ops.worker); ops.health judges them by it.
 WORKER_HEARTBEAT_SECONDS = env.float("WORKER_HEARTBEAT_SECONDS", default=5.0)
 

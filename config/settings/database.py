@@ -16,6 +16,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
             "min_size": env.int("DB_POOL_MIN", default=2),
             "max_size": env.int("DB_POOL_MAX", default=16),
             "timeout": 10,
+            # A connection that cannot be made is retried in the background with a
+            # growing pause (1, 2, 4 ... s) for this long, then given up; the next
+            # request that finds no connection starts a new attempt at once. psycopg's
+            # default, 300 s, left pauses of 16 s and more after a failover or a cut
+            # network healed (writes came back 14 s after Patroni's promotion).
+            "reconnect_timeout": env.float("DB_POOL_RECONNECT_TIMEOUT", default=5.0),
         }
     else:
         DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)

@@ -12,6 +12,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from core.redisconn import master_address
 from games import services
 from games.models import Game
 from ops import heartbeats
@@ -102,7 +103,13 @@ def test_redis_that_answers(api_client, all_well, settings, redis_url):
     settings.REDIS_URL = redis_url
     settings.CELERY_BROKER_URL = redis_url
     body = report(api_client, 200)
-    assert body["checks"]["redis"] == {"ok": True, "configured": True, "detail": "Redis answers."}
+    node = master_address(redis_url)  # the server the URL names (host:port)
+    assert body["checks"]["redis"] == {
+        "ok": True,
+        "configured": True,
+        "detail": f"Redis answers ({node}).",
+        "node": node,
+    }
     assert body["checks"]["broker"]["ok"] and body["checks"]["broker"]["transport"] == "redis"
 
 
