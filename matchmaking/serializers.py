@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from rest_framework import serializers
 
 from games.serializers import strategy_choices
 from matchmaking import services
 from matchmaking.models import OnTimeout, Seek, SeekEndReason, SeekStatus
 from matchmaking.presets import PRESET_CHOICES, PRESETS, Preset
+
+
+def _default_wait() -> int:
+    return int(settings.MATCHMAKING_DEFAULT_WAIT_SECONDS)
 
 
 class SeekCreateInput(serializers.Serializer):
@@ -30,8 +35,9 @@ class SeekCreateInput(serializers.Serializer):
     wait_seconds = serializers.IntegerField(
         min_value=services.MIN_WAIT_SECONDS,
         max_value=services.MAX_WAIT_SECONDS,
-        default=services.DEFAULT_WAIT_SECONDS,
-        help_text="How long to wait for other players before `on_timeout`.",
+        default=_default_wait,
+        help_text="How long to wait for other players before `on_timeout`. Omitted: the server's default "
+        "(`MATCHMAKING_DEFAULT_WAIT_SECONDS`, 60 unless its operator changed it).",
     )
     on_timeout = serializers.ChoiceField(
         choices=OnTimeout.choices,

@@ -62,6 +62,12 @@ def test_a_seek_is_made_read_listed_and_cancelled(people: People):
     post_seek(client)  # the cancelled one no longer counts
 
 
+def test_an_omitted_wait_is_the_servers_default(people: People, settings):
+    settings.MATCHMAKING_DEFAULT_WAIT_SECONDS = 7
+    _user, client = people.player()
+    assert post_seek(client)["wait_seconds"] == 7
+
+
 def test_a_casual_seek_has_no_rating_window(people: People):
     _user, client = people.player()
     assert post_seek(client, rated=False)["rating_window"] is None
