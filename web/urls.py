@@ -12,4 +12,7 @@ urlpatterns = [
     path("register/", views.index, name="register"),
     path("games/<int:game_id>/", views.index, name="table"),
     path("games/<int:game_id>/replay/", views.index, name="replay"),
+    path("leaderboard/", views.index, name="leaderboard"),
+    path("players/<str:username>/", views.index, name="profile"),
+    path("ladder/", views.index, name="ladder"),
 ]
