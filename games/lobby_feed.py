@@ -19,11 +19,14 @@ from typing import Any
 
 from games import account_feeds, output, selectors
 from games.account_feeds import AccountFeed, FeedItem
+from games.live import LOBBY_NOTICE
 from games.models import GameStatus
 from games.serializers import GameSummaryOutput
 
 #: How many open tables the snapshot and each read hold (the newest).
 LOBBY_FEED_TABLES = 50
+#: Without a lobby notice, a stream re-reads the open tables at most this often.
+LOBBY_FEED_POLL_SECONDS = 5.0
 
 EVENTS = {
     "table_open": "an open table is new or changed (a seat taken or left): the table as it is now",
@@ -61,6 +64,10 @@ FEED = AccountFeed(
     events=EVENTS,
     description="The lobby's open tables (the newest 50).",
     order=-10,
+    # Every account stream shows the same tables: read on a lobby notice
+    # (live.LOBBY_NOTICE), and else every LOBBY_FEED_POLL_SECONDS in case one was lost.
+    notice_key=next(iter(LOBBY_NOTICE)),
+    min_interval=LOBBY_FEED_POLL_SECONDS,
 )
 
 account_feeds.register(FEED)

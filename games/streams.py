@@ -335,7 +335,8 @@ class _AccountReader:
         # does not read them; any other wake, the first read and the poll do.
         game_notices_only = bool(notices) and all(isinstance(m, dict) and "game" in m for _, m in notices)
         if self.feeds is not None and account_feeds.feeds() and not game_notices_only:
-            for event, payload, feed_id in await db_call(account_feeds.changes, self.user, self.feeds):
+            woken_by = frozenset(k for _, m in notices if isinstance(m, dict) for k in m)
+            for event, payload, feed_id in await db_call(account_feeds.changes, self.user, self.feeds, woken_by):
                 messages.append(sse(payload, event=event, event_id=feed_id))
         return messages, WAIT, valid
 

@@ -54,9 +54,22 @@ function open() {
   });
 }
 
+function close() {
+  if (stream) stream.close();
+  stream = null;
+  snapshot = null;
+  setStatus("closed");
+}
+
 export function startAccountStream() {
   open();
   window.addEventListener("cf:session", open);
+  // Leaving the page (or kept in the back-forward cache): the stream's connection is
+  // given back at once, not held until the server next writes; back again, it reopens.
+  window.addEventListener("pagehide", close);
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted) open();
+  });
 }
 
 export function onAccountFrame(listener) {
