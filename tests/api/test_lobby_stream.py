@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from games import lobby_feed
+from games import account_feeds, lobby_feed
 from players import services as player_services
 from tests.integration.web import SseClient, SseMessage, WebServer
 
@@ -81,3 +82,19 @@ def test_the_feed_holds_the_newest_open_tables(make_table, monkeypatch):
     assert [(i.key, i.event, i.done) for i in closed if i.key == str(running.game_id)] == [
         (str(running.game_id), "table_closed", True)
     ]
+
+
+def test_the_tables_feed_reads_on_a_lobby_notice_or_when_due(make_table, make_player, monkeypatch):
+    monkeypatch.setattr(account_feeds, "_FEEDS", {"tables": lobby_feed.FEED})
+    user = make_player("reader")
+    shown, state = account_feeds.snapshot(user)
+    assert shown == {"tables": []}
+    account_feeds.changes(user, state)  # the first read
+    table = make_table(start=False)
+    assert account_feeds.changes(user, state) == []  # not due, no notice: not read
+    told = account_feeds.changes(user, state, frozenset(lobby_feed.LOBBY_NOTICE))
+    assert [(event, data["id"]) for event, data, _ in told] == [("table_open", table.game_id)]
+    # without a notice, once LOBBY_FEED_POLL_SECONDS have passed
+    other = make_table(start=False)
+    state.feed_read_at["tables"] -= timedelta(seconds=lobby_feed.LOBBY_FEED_POLL_SECONDS)
+    assert [data["id"] for _, data, _ in account_feeds.changes(user, state)] == [other.game_id]
