@@ -312,9 +312,12 @@ def test_a_rated_match_shows_on_both_profiles_and_the_leaderboard(finder: Serve,
     # click-to-drawn, measured (not asserted): the profile from the leaderboard, the lobby from the header
     sign_in(browser, finder, "rt-ivy")
     timings: dict[str, list[float]] = {"profile": [], "lobby": []}
-    for _ in range(7):
-        browser.get(base_url(finder) + "/leaderboard/?pool=2&kind=humans")
+    shown(browser, "#quick-play")
+    for _ in range(7):  # inside the page, as people click (the header's links)
+        css(browser, "[data-testid=nav-leaderboard]").click()
         until(browser, "the leaderboard", lambda d: css(d, "#leaderboard").get_attribute("data-state") == "ready")
+        fill(browser, {"board-pool": "2"})
+        until(browser, "the 2-player board", lambda d: d.find_elements("css selector", '[data-player="rt-gus"]'))
         timings["profile"].append(
             click_to_drawn(browser, '[data-player="rt-gus"] [data-testid=player-link]', '#profile[data-state="ready"]')
         )
@@ -337,3 +340,30 @@ def test_a_rated_match_shows_on_both_profiles_and_the_leaderboard(finder: Serve,
         ("GET", "/api/v1/players/{username}/ratings/"),
         ("GET", "/api/v1/games/"),
     } <= made
+
+
+@browser_test
+def test_a_table_link_lets_a_visitor_join_or_log_in_to_join(finder: Serve, make_browser: Any) -> None:
+    status, created = finder.api("POST", "/games/", {"ruleset": {"set_max": 6, "players": 2, "rounds": 1}})
+    assert status == 201, created
+    game_id = created["game"]["id"]
+    link = f"{base_url(finder)}/games/{game_id}/"
+
+    guest = make_browser()
+    guest.get(link)
+    login = shown(guest, '[data-testid=table-visitor][data-state="open"] [data-testid=visitor-login]')
+    assert login.get_attribute("href").endswith(f"/login/?next=%2Fgames%2F{game_id}%2F")
+
+    visitor = make_browser()
+    sign_in(visitor, finder, "tv-joe")
+    visitor.get(link)
+    shown(visitor, '[data-testid=table-visitor][data-state="open"]')
+    css(visitor, "[data-action=visitor-join]").click()
+    until(visitor, "the bar gone", lambda d: not d.find_elements("css selector", "[data-testid=table-visitor]"))
+    assert "tv-joe" in seat_names(finder, game_id)
+    # started: a visitor is told they are watching
+    status, _ = finder.api("POST", f"/games/{game_id}/start/")
+    assert status == 200
+    guest.get(link)
+    shown(guest, '[data-testid=table-visitor][data-state="watching"]')
+    check_requests_against_contract(visitor)

@@ -4,7 +4,8 @@
 //   /                    lobby            (js/lobby.js    renderLobby)
 //   /login/              log in           (js/accounts.js renderLogin; ?next=/games/7/)
 //   /register/           new account      (js/accounts.js renderRegister)
-//   /games/<id>/         a table          (js/table.js    renderTable(root, {gameId}))
+//   /games/<id>/         a table          (js/table.js    renderTable(root, {gameId}); for someone
+//                                         not seated, js/tablejoin.js adds Join / watching above it)
 //   /games/<id>/replay/  a finished game  (js/replay.js   renderReplay(root, {gameId}))
 //   /leaderboard/        the leaderboards (js/leaderboard.js renderLeaderboard; ?pool=&kind=)
 //   /players/<name>/     a profile        (js/profile.js renderProfile(root, {username}))
@@ -27,14 +28,14 @@ import { renderLeaderboard } from "./leaderboard.js";
 import { renderLobby } from "./lobby.js";
 import { renderProfile } from "./profile.js";
 import { renderReplay } from "./replay.js";
-import { renderTable } from "./table.js";
+import { renderTableForVisitor } from "./tablejoin.js";
 import { clearErrors, h, replaceChildren, setTitle, showError } from "./ui.js";
 
 const ROUTES = [
   { name: "lobby", pattern: /^\/$/, render: (root) => renderLobby(root) },
   { name: "login", pattern: /^\/login\/$/, render: (root, _match, search) => renderLogin(root, { next: search.get("next") }) },
   { name: "register", pattern: /^\/register\/$/, render: (root, _match, search) => renderRegister(root, { next: search.get("next") }) },
-  { name: "table", pattern: /^\/games\/(\d+)\/$/, render: (root, match) => renderTable(root, { gameId: Number(match[1]) }) },
+  { name: "table", pattern: /^\/games\/(\d+)\/$/, render: (root, match) => renderTableForVisitor(root, { gameId: Number(match[1]) }) },
   { name: "replay", pattern: /^\/games\/(\d+)\/replay\/$/, render: (root, match) => renderReplay(root, { gameId: Number(match[1]) }) },
   { name: "leaderboard", pattern: /^\/leaderboard\/$/, render: (root, _match, search) => renderLeaderboard(root, { search }) },
   { name: "profile", pattern: /^\/players\/([^/]+)\/$/, render: (root, match) => renderProfile(root, { username: decodeURIComponent(match[1]) }) },
