@@ -138,7 +138,8 @@ def test_a_challenge_by_name_is_a_notice_accepted_without_a_reload(finder: Serve
     ada, bea = make_browser(), make_browser()
     sign_in(ada, finder, "ch-ada")
     sign_in(bea, finder, "ch-bea")
-    bea.get(base_url(finder) + "/leaderboard/")  # another page than the lobby: the notice shows everywhere
+    # another page than the lobby (by the header's link): the notice shows everywhere
+    shown(bea, "[data-testid=nav-leaderboard]").click()
     shown(bea, "#leaderboard")
     mark_no_reload(bea)
 
