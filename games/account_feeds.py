@@ -63,6 +63,11 @@ class AccountFeed:
     events: dict[str, str]  # event name -> what it means
     description: str
     order: int = field(default=0)
+    # A feed every account shares (the lobby's open tables) is read when a notice
+    # carrying ``notice_key`` woke the stream, at the first read, and else at most
+    # every ``min_interval`` seconds - not at every read of every stream.
+    notice_key: str | None = None
+    min_interval: float = 0.0
 
 
 _FEEDS: dict[str, AccountFeed] = {}
@@ -109,6 +114,7 @@ class FeedState:
     known: dict[str, dict[str, str]] = field(default_factory=dict)  # feed -> key -> version (not done)
     finished: set[tuple[str, str]] = field(default_factory=set)  # (feed, key) sent as done
     read_at: datetime | None = None
+    feed_read_at: dict[str, datetime] = field(default_factory=dict)  # feeds with a min_interval
 
 
 def snapshot(user: Any) -> tuple[dict[str, list[dict[str, Any]]], FeedState]:
@@ -122,13 +128,22 @@ def snapshot(user: Any) -> tuple[dict[str, list[dict[str, Any]]], FeedState]:
     return shown, state
 
 
-def changes(user: Any, state: FeedState) -> list[tuple[str, dict[str, Any], str]]:
+def changes(
+    user: Any, state: FeedState, woken_by: frozenset[str] = frozenset()
+) -> list[tuple[str, dict[str, Any], str]]:
     """What changed since the last read (``state`` is updated): (event, data, event
-    id) per changed item, in feed order."""
+    id) per changed item, in feed order. ``woken_by``: the ``notice_key`` of the
+    notices that woke the stream (a feed with a ``min_interval`` reads then)."""
     now = timezone.now()
     since = None if state.read_at is None else state.read_at - OVERLAP
     out = []
     for feed in feeds():
+        if feed.min_interval:
+            last = state.feed_read_at.get(feed.name)
+            due = last is None or (now - last).total_seconds() >= feed.min_interval
+            if not due and feed.notice_key not in woken_by:
+                continue
+            state.feed_read_at[feed.name] = now
         seen = state.known.setdefault(feed.name, {})
         for item in feed.items(user, list(seen), since):
             if seen.get(item.key) == item.version or (feed.name, item.key) in state.finished:

@@ -8,4 +8,5 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         # The games layer's error codes (and the engine's) join the registry the
         # contract lists, whether or not a view has been imported yet.
-        from games import errors  # noqa: F401
+        # The lobby's open tables on the account stream (games.lobby_feed) register as it is imported.
+        from games import errors, lobby_feed  # noqa: F401

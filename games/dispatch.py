@@ -79,7 +79,12 @@ def after_commit(plan: FollowUp) -> None:
             )
         seq, status, events = _notice_events(plan)
         live.publish(
-            game_id=plan.game_id, seq=seq, user_ids=[p for p in players if p is not None], status=status, events=events
+            game_id=plan.game_id,
+            seq=seq,
+            user_ids=[p for p in players if p is not None],
+            status=status,
+            events=events,
+            lobby=_lobby_change(status, events),
         )
     except Exception:  # waiters re-read the database: a lost notice only delays them
         log.exception("could not publish game %s seq %s", plan.game_id, plan.seq)
@@ -89,6 +94,17 @@ def after_commit(plan: FollowUp) -> None:
         countdown = max(0.0, (plan.deadline - timezone.now()).total_seconds())
         if countdown <= MAX_COUNTDOWN_SECONDS:
             _send(TURN_CLOCK_TASK, plan.game_id, plan.seq, countdown)
+
+
+#: The events by which an open table leaves the lobby.
+LOBBY_EXITS = frozenset({"game_started", "game_aborted"})
+
+
+def _lobby_change(status: str | None, events: tuple[Event, ...]) -> bool:
+    """Does the change concern the lobby's open tables (``games.lobby_feed``)? An
+    open table's every change, its start and its abort; a bare notice (status
+    unknown) too. A running game's moves do not."""
+    return status is None or status == GameStatus.OPEN or any(e.type in LOBBY_EXITS for e in events)
 
 
 def _notice_events(plan: FollowUp) -> tuple[int, str | None, tuple[Event, ...]]:

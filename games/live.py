@@ -57,6 +57,16 @@ def game_channel(game_id: int) -> str:
     return f"{notify.PREFIX}game:{game_id}"
 
 
+def lobby_channel() -> str:
+    """Where a change of the lobby's open tables is told (``games.lobby_feed``):
+    every account stream listens to it."""
+    return f"{notify.PREFIX}lobby"
+
+
+#: The lobby channel's message: not a game notice, so account streams read their feeds.
+LOBBY_NOTICE = {"lobby": True}
+
+
 def event_frame(event: Event) -> str:
     """The event as a game's stream sends it (``id: <seq>``, ``event: <type>``)."""
     return sse(output.event_output(event), event=event.type, event_id=event.seq)
@@ -128,14 +138,24 @@ class GameNotice:
 
 
 def publish(
-    *, game_id: int, seq: int, user_ids: Iterable[int] = (), status: str | None = None, events: Sequence[Event] = ()
+    *,
+    game_id: int,
+    seq: int,
+    user_ids: Iterable[int] = (),
+    status: str | None = None,
+    events: Sequence[Event] = (),
+    lobby: bool = False,
 ) -> None:
     """Tell every waiter, in this process and (with Redis) all others, that the
     game is at ``seq``; ``user_ids``: the accounts seated at it. With ``status`` (the
-    game's at ``seq``), the game's channel also gets ``events`` (its last ones)."""
+    game's at ``seq``), the game's channel also gets ``events`` (its last ones).
+    ``lobby``: the change concerns the lobby's open tables (``lobby_channel``)."""
     bare = {"game": game_id, "seq": seq}
     channels = [game_channel(game_id), *(user_channel(u) for u in user_ids)]
-    messages = {}
+    messages: dict[str, Any] = {}
     if status is not None:
         messages[channels[0]] = game_notice(game_id=game_id, seq=seq, status=status, events=events)
+    if lobby:
+        channels.append(lobby_channel())
+        messages[lobby_channel()] = LOBBY_NOTICE
     notify.publish(channels, bare, messages=messages)

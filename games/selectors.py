@@ -30,13 +30,19 @@ def _seats_prefetch() -> Prefetch:
     return Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("number"))
 
 
-def game_list(*, status: str | None = None, mine_of: User | None = None) -> QuerySet[Game]:
+def game_list(*, status: str | None = None, mine_of: User | None = None, player: User | None = None) -> QuerySet[Game]:
+    """Newest first; ``mine_of``: the games that account created or sits in;
+    ``player``: the finished, non-practice games that account sat in (anyone's
+    view of a player's record, e.g. a profile's recent games)."""
     games = Game.objects.select_related("creator").prefetch_related(_seats_prefetch()).defer("state").order_by("-id")
     if status:
         games = games.filter(status=status)
     if mine_of is not None:
         seated = Seat.objects.filter(player=mine_of).values("game_id")  # a subquery: no join, no duplicates
         games = games.filter(Q(creator=mine_of) | Q(pk__in=seated))
+    if player is not None:
+        sat = Seat.objects.filter(player=player).values("game_id")
+        games = games.filter(pk__in=sat, status=GameStatus.FINISHED, practice=False)
     return games
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -212,6 +213,20 @@ class AfterQueryInput(serializers.Serializer):
 class GameListQueryInput(serializers.Serializer):
     status = serializers.ChoiceField(choices=GameStatus.choices, required=False)
     mine = serializers.BooleanField(required=False, default=False)
+    player = serializers.CharField(
+        required=False,
+        max_length=150,
+        help_text="Only the finished games this player (a username) sat in, practice games left out: "
+        "anyone may list them (a profile's recent games). With `status`, only `finished` is allowed; "
+        "an unknown name answers 404 `not_found`.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "player" in attrs and attrs.get("status", GameStatus.FINISHED) != GameStatus.FINISHED:
+            raise serializers.ValidationError(
+                {"status": [_("A player's games are the finished ones: leave out status, or ask for finished.")]}
+            )
+        return attrs
 
 
 class EventsQueryInput(serializers.Serializer):

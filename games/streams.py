@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +32,16 @@ from core.async_views import db_call
 from core.notify import Notice, auth_channel, spread
 from core.sse import KEEP_ALIVE, retry_hint, sse
 from games import account_feeds, game_feeds, selectors
-from games.live import HUB, GameNotice, database_tag, event_frame, game_channel, poll_seconds, user_channel
+from games.live import (
+    HUB,
+    GameNotice,
+    database_tag,
+    event_frame,
+    game_channel,
+    lobby_channel,
+    poll_seconds,
+    user_channel,
+)
 from games.models import GameStatus
 from games.serializers import AccountGameOutput
 from players import selectors as player_selectors
@@ -104,7 +113,7 @@ class Credentials:
 
 
 async def event_stream(
-    snapshot: Any, channel: str, read: Reader, credentials: Credentials | None
+    snapshot: Any, channel: str, read: Reader, credentials: Credentials | None, *, also: Sequence[str] = ()
 ) -> AsyncIterator[str]:
     """The frame of every stream: the reconnect hint and the snapshot first; then,
     each time ``channel`` wakes (or the poll interval, ``core.notify.poll_seconds``,
@@ -141,7 +150,7 @@ async def event_stream(
     next_check = loop.time() if credentials is not None else math.inf
     watched = [auth_channel(credentials.user_id)] if credentials else []
     async with (
-        HUB.subscription([channel, *watched], messages=True) as wake,
+        HUB.subscription([channel, *also, *watched], messages=True) as wake,
         HUB.subscription(watched) as changed,
     ):
         yield opening
@@ -326,7 +335,8 @@ class _AccountReader:
         # does not read them; any other wake, the first read and the poll do.
         game_notices_only = bool(notices) and all(isinstance(m, dict) and "game" in m for _, m in notices)
         if self.feeds is not None and account_feeds.feeds() and not game_notices_only:
-            for event, payload, feed_id in await db_call(account_feeds.changes, self.user, self.feeds):
+            woken_by = frozenset(k for _, m in notices if isinstance(m, dict) for k in m)
+            for event, payload, feed_id in await db_call(account_feeds.changes, self.user, self.feeds, woken_by):
                 messages.append(sse(payload, event=event, event_id=feed_id))
         return messages, WAIT, valid
 
@@ -341,4 +351,6 @@ def account_stream(
 ) -> AsyncIterator[str]:
     """The account's stream: ``snapshot`` (its ``games``, ``account_game_list`` rows,
     and the feeds' items, ``feeds`` saying which), then what happens from there on."""
-    return event_stream(snapshot, user_channel(user.pk), _AccountReader(user, games, feeds).read, credentials)
+    return event_stream(
+        snapshot, user_channel(user.pk), _AccountReader(user, games, feeds).read, credentials, also=[lobby_channel()]
+    )

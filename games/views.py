@@ -39,6 +39,7 @@ from games.serializers import (
     SeatChoiceInput,
     move_submit_input,
 )
+from players import selectors as player_selectors
 from players.authentication import request_account, request_viewer
 
 PAGE = 500
@@ -62,14 +63,24 @@ class GameListCreateApi(GenericAPIView):
         summary="List games",
         # limit/offset are named here: drf-spectacular does not infer them when error responses are declared too.
         parameters=[GameListQueryInput, *PAGE_PARAMETERS],
-        responses={200: GameSummaryOutput(many=True), **problem_responses("validation_error", "not_authenticated")},
+        responses={
+            200: GameSummaryOutput(many=True),
+            **problem_responses("validation_error", "not_authenticated", "not_found"),
+        },
     )
     def get(self, request: Request) -> Response:
         query = validated(GameListQueryInput, request.query_params)
         viewer = request_viewer(request)
         if query["mine"] and viewer is None:
             raise GameError(CoreCode.NOT_AUTHENTICATED, gettext("Log in to list your own games."))
-        games = selectors.game_list(status=query.get("status"), mine_of=viewer if query["mine"] else None)
+        player = None
+        if "player" in query:
+            player = player_selectors.player_get(username=query["player"])
+            if player is None:
+                raise GameError(CoreCode.NOT_FOUND, gettext("There is no player %(name)s.") % {"name": query["player"]})
+        games = selectors.game_list(
+            status=query.get("status"), mine_of=viewer if query["mine"] else None, player=player
+        )
         page = self.paginate_queryset(games) or []
         return self.get_paginated_response([output.game_summary_output(game) for game in page])
 

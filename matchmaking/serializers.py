@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.utils.translation import gettext
 from rest_framework import serializers
 
@@ -11,6 +12,10 @@ from games.serializers import strategy_choices
 from matchmaking import services
 from matchmaking.models import OnTimeout, Seek, SeekEndReason, SeekStatus
 from matchmaking.presets import PRESET_CHOICES, PRESETS, Preset
+
+
+def _default_wait() -> int:
+    return int(settings.MATCHMAKING_DEFAULT_WAIT_SECONDS)
 
 
 class SeekCreateInput(serializers.Serializer):
@@ -32,8 +37,9 @@ class SeekCreateInput(serializers.Serializer):
     wait_seconds = serializers.IntegerField(
         min_value=services.MIN_WAIT_SECONDS,
         max_value=services.MAX_WAIT_SECONDS,
-        default=services.DEFAULT_WAIT_SECONDS,
-        help_text="How long to wait for other players before `on_timeout`.",
+        default=_default_wait,
+        help_text="How long to wait for other players before `on_timeout`. Omitted: the server's default "
+        "(`MATCHMAKING_DEFAULT_WAIT_SECONDS`, 60 unless its operator changed it).",
     )
     on_timeout = serializers.ChoiceField(
         choices=OnTimeout.choices,
@@ -64,6 +70,12 @@ class SeekCreateInput(serializers.Serializer):
         return attrs
 
 
+class RatingWindowOutput(serializers.Serializer):
+    base = serializers.FloatField(help_text="The reach at first, in rating points (ordinal) either side.")
+    per_second = serializers.FloatField(help_text="How much the reach grows per second waited.")
+    most = serializers.FloatField(help_text="The widest it gets.")
+
+
 class SeekOutput(serializers.Serializer):
     id = serializers.IntegerField()
     players = serializers.IntegerField()
@@ -84,6 +96,12 @@ class SeekOutput(serializers.Serializer):
     updated_at = serializers.DateTimeField()
     expires_at = serializers.DateTimeField(help_text="When the wait runs out.")
     matched_at = serializers.DateTimeField(allow_null=True)
+    rating_window = RatingWindowOutput(
+        allow_null=True,
+        help_text="A rated seek meets seeks whose players' ratings (the ordinal of GET /players/{username}/ratings/ "
+        "in the pool of this table size; 0 without one) are within `min(base + per_second * seconds waited, most)` "
+        "of the seeker's, and the other way round. Null for a casual seek (any rating).",
+    )
 
 
 class SeekListQueryInput(serializers.Serializer):
@@ -96,6 +114,11 @@ class PresetOutput(serializers.Serializer):
     set_max = serializers.IntegerField(help_text="The domino set: double-`set_max`.")
     rounds = serializers.IntegerField(allow_null=True, help_text="Rounds in a match (null: one per double).")
     max_players = serializers.IntegerField(help_text="The most players its set seats (and quick play's 8).")
+
+
+def _window() -> dict[str, float]:
+    window = services.rating_window()
+    return {"base": window.base, "per_second": window.per_second, "most": window.most}
 
 
 def seek_output(seek: Seek) -> dict[str, Any]:
@@ -117,6 +140,7 @@ def seek_output(seek: Seek) -> dict[str, Any]:
             "updated_at": seek.updated_at,
             "expires_at": seek.expires_at,
             "matched_at": seek.matched_at,
+            "rating_window": _window() if seek.rated else None,
         }
     ).data
 

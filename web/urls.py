@@ -12,6 +12,9 @@ urlpatterns = [
     path("register/", views.index, name="register"),
     path("games/<int:game_id>/", views.index, name="table"),
     path("games/<int:game_id>/replay/", views.index, name="replay"),
+    path("leaderboard/", views.index, name="leaderboard"),
+    path("players/<str:username>/", views.index, name="profile"),
+    path("ladder/", views.index, name="ladder"),
 ]
 
 # Last of all routes: any other browser path is the client's 404 page (not Django's

@@ -43,6 +43,7 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 | MATCHMAKING_INTERVAL_SECONDS | 2 (beat runs quick play's matcher) |
 | MATCHMAKING_RATING_WINDOW_BASE / _PER_SECOND / _MOST | 3 / 0.1 / 25 |
 | DEFAULT_TURN_SECONDS | 60 (the turn clock when none is asked for) |
+| MATCHMAKING_DEFAULT_WAIT_SECONDS | 60 (a seek's wait when it does not say) |
 
 Read by the web server, not here: WEB_CONCURRENCY (4 processes), PORT (8000),
 WEB_KEEPALIVE (5 s) in ``config/gunicorn.conf.py``; WSGI_THREADS (2 per

@@ -48,6 +48,11 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("players/apps.py", "PlayersConfig.ready", "players.schema"): "registers the token security scheme on ready",
     ("players/apps.py", "PlayersConfig.ready", "players.signals"): "connects to the saves of accounts and tokens",
     ("games/apps.py", "GamesConfig.ready", "games.errors"): "registers the games' and engine's error codes on ready",
+    (
+        "games/apps.py",
+        "GamesConfig.ready",
+        "games.lobby_feed",
+    ): "registers the lobby's tables feed of the account stream",
     ("challenges/apps.py", "ChallengesConfig.ready", "challenges.errors"): "registers the challenges' error codes",
     ("challenges/apps.py", "ChallengesConfig.ready", "challenges.feed"): "registers the account stream's feed",
     ("matchmaking/apps.py", "MatchmakingConfig.ready", "games.account_feeds"): "registers the seeks' feed on ready",

@@ -48,6 +48,8 @@ def test_a_seek_is_made_read_listed_and_cancelled(people: People):
     assert seek["status"] == "waiting" and seek["game"] is None and seek["reason"] is None
     assert (seek["players"], seek["preset"], seek["rated"], seek["turn_time_limit"]) == (4, "double-9", True, 30)
     assert seek["bot_level"] == hooks.DEFAULT_LEVEL and seek["on_timeout"] == "bots"
+    window = services.rating_window()
+    assert seek["rating_window"] == {"base": window.base, "per_second": window.per_second, "most": window.most}
     assert ok(client.get(seek_url(seek["id"]))) == seek
     listed = ok(client.get(SEEKS))
     assert listed["count"] == 1 and listed["results"] == [seek]
@@ -58,6 +60,17 @@ def test_a_seek_is_made_read_listed_and_cancelled(people: People):
     assert ok(client.get(f"{SEEKS}?status=waiting"))["count"] == 0
     assert ok(client.get(f"{SEEKS}?status=cancelled"))["count"] == 1
     post_seek(client)  # the cancelled one no longer counts
+
+
+def test_an_omitted_wait_is_the_servers_default(people: People, settings):
+    settings.MATCHMAKING_DEFAULT_WAIT_SECONDS = 7
+    _user, client = people.player()
+    assert post_seek(client)["wait_seconds"] == 7
+
+
+def test_a_casual_seek_has_no_rating_window(people: People):
+    _user, client = people.player()
+    assert post_seek(client, rated=False)["rating_window"] is None
 
 
 def test_another_accounts_seek_is_not_found(people: People):

@@ -49,7 +49,16 @@ from tests.web.conftest import (
 
 WEB = ROOT / "web" / "static" / "web"
 JS = WEB / "js"
-CLIENT_ROUTES = ["/", "/login/", "/register/", "/games/7/", "/games/7/replay/"]
+CLIENT_ROUTES = [
+    "/",
+    "/login/",
+    "/register/",
+    "/games/7/",
+    "/games/7/replay/",
+    "/leaderboard/",
+    "/players/alice/",
+    "/ladder/",
+]
 LIVE_SECONDS = 10  # the account stream brings a change well within this; the lists' own refresh is 15 s
 
 

@@ -44,6 +44,18 @@ export const OPERATIONS = [
   ["GET", "/api/v1/games/{game_id}/hands/"],
   ["GET", "/api/v1/games/{game_id}/hands/{number}/"],
   ["GET", "/api/v1/games/{game_id}/stream/"],
+  // finding a game, ratings, the ladder (quickplay.js, challenges.js, leaderboard.js, profile.js, ladder.js)
+  ["GET", "/api/v1/presets/"],
+  ["POST", "/api/v1/seeks/"],
+  ["DELETE", "/api/v1/seeks/{seek_id}/"],
+  ["POST", "/api/v1/challenges/"],
+  ["POST", "/api/v1/challenges/{challenge_id}/accept/"],
+  ["POST", "/api/v1/challenges/{challenge_id}/decline/"],
+  ["DELETE", "/api/v1/challenges/{challenge_id}/"],
+  ["GET", "/api/v1/leaderboard/"],
+  ["GET", "/api/v1/players/{username}/"],
+  ["GET", "/api/v1/players/{username}/ratings/"],
+  ["GET", "/api/v1/ladder/"],
 ];
 
 const MATCHERS = OPERATIONS.map(([method, template]) => ({
@@ -430,4 +442,66 @@ export function getHands(id) {
 /** GET /games/{id}/hands/{n}/: one round in detail. */
 export function getHand(id, number) {
   return call("GET", `${gamePath(id, "hands")}${encodeURIComponent(number)}/`);
+}
+
+// --- finding a game: quick play and challenges ---------------------------------------
+
+/** GET /presets/: quick play's rulesets. */
+export function listPresets() {
+  return call("GET", `${API_ROOT}/presets/`);
+}
+
+/** POST /seeks/ {players, preset, rated, turn_time_limit, wait_seconds, on_timeout, bot_level}: a Seek. */
+export function createSeek(body) {
+  return call("POST", `${API_ROOT}/seeks/`, { body });
+}
+
+/** DELETE /seeks/{id}/: cancel my waiting seek. */
+export function cancelSeek(id) {
+  return call("DELETE", `${API_ROOT}/seeks/${encodeURIComponent(id)}/`);
+}
+
+/** POST /challenges/ {invitees, ruleset, rated, turn_time_limit, bot_strategy, expires_in}: a Challenge. */
+export function createChallenge(body) {
+  return call("POST", `${API_ROOT}/challenges/`, { body });
+}
+
+export function acceptChallenge(id) {
+  return call("POST", `${API_ROOT}/challenges/${encodeURIComponent(id)}/accept/`);
+}
+
+export function declineChallenge(id) {
+  return call("POST", `${API_ROOT}/challenges/${encodeURIComponent(id)}/decline/`);
+}
+
+/** DELETE /challenges/{id}/: cancel a challenge I sent. */
+export function cancelChallenge(id) {
+  return call("DELETE", `${API_ROOT}/challenges/${encodeURIComponent(id)}/`);
+}
+
+// --- where players stand: leaderboard, profiles, the bot ladder ------------------------
+
+/** GET /leaderboard/ with {pool, kind, limit, offset}: a page of LeaderboardEntry. */
+export function getLeaderboard(params = {}) {
+  return call("GET", `${API_ROOT}/leaderboard/${query(params)}`);
+}
+
+/** GET /players/{username}/: {id, username, is_bot}. */
+export function getPlayer(username) {
+  return call("GET", `${API_ROOT}/players/${encodeURIComponent(username)}/`);
+}
+
+/** GET /players/{username}/ratings/: PlayerRatings (pools with history and recent matches). */
+export function getPlayerRatings(username) {
+  return call("GET", `${API_ROOT}/players/${encodeURIComponent(username)}/ratings/`);
+}
+
+/** GET /games/?player=<name>: the player's finished games, a page. */
+export function listPlayerGames(username, params = {}) {
+  return listGames({ ...params, player: username });
+}
+
+/** GET /ladder/: the bot ladder's participants and schedule. */
+export function getLadder() {
+  return call("GET", `${API_ROOT}/ladder/`);
 }

@@ -4,26 +4,42 @@
 //   /                    lobby            (js/lobby.js    renderLobby)
 //   /login/              log in           (js/accounts.js renderLogin; ?next=/games/7/)
 //   /register/           new account      (js/accounts.js renderRegister)
-//   /games/<id>/         a table          (js/table.js    renderTable(root, {gameId}))
+//   /games/<id>/         a table          (js/table.js    renderTable(root, {gameId}); for someone
+//                                         not seated, js/tablejoin.js adds Join / watching above it)
 //   /games/<id>/replay/  a finished game  (js/replay.js   renderReplay(root, {gameId}))
+//   /leaderboard/        the leaderboards (js/leaderboard.js renderLeaderboard; ?pool=&kind=)
+//   /players/<name>/     a profile        (js/profile.js renderProfile(root, {username}))
+//   /ladder/             the bot ladder   (js/ladder.js  renderLadder)
+//
+// Signed in, one account stream per page (js/accountstream.js) feeds the lobby,
+// quick play and the challenge notices (js/challenges.js) shown on every page.
 //
 // Each render function draws into `root` (#main) and answers a cleanup function
 // (or nothing), called before the next route is drawn. Links carrying `data-link`,
 // and any same-origin link to one of these routes, are followed without a reload.
-// Once a route is drawn, <body data-route="lobby|login|register|table|replay"> says which.
+// Once a route is drawn, <body data-route="lobby|login|register|table|replay|leaderboard|profile|ladder"> says which.
 
 import { renderLogin, renderRegister, renderAccountNav } from "./accounts.js";
+import { startAccountStream } from "./accountstream.js";
+import { startChallengeNotices } from "./challenges.js";
+import { gettext } from "./i18n.js";
+import { renderLadder } from "./ladder.js";
+import { renderLeaderboard } from "./leaderboard.js";
 import { renderLobby } from "./lobby.js";
+import { renderProfile } from "./profile.js";
 import { renderReplay } from "./replay.js";
-import { renderTable } from "./table.js";
+import { renderTableForVisitor } from "./tablejoin.js";
 import { clearErrors, h, replaceChildren, setTitle, showError } from "./ui.js";
 
 const ROUTES = [
   { name: "lobby", pattern: /^\/$/, render: (root) => renderLobby(root) },
   { name: "login", pattern: /^\/login\/$/, render: (root, _match, search) => renderLogin(root, { next: search.get("next") }) },
   { name: "register", pattern: /^\/register\/$/, render: (root, _match, search) => renderRegister(root, { next: search.get("next") }) },
-  { name: "table", pattern: /^\/games\/(\d+)\/$/, render: (root, match) => renderTable(root, { gameId: Number(match[1]) }) },
+  { name: "table", pattern: /^\/games\/(\d+)\/$/, render: (root, match) => renderTableForVisitor(root, { gameId: Number(match[1]) }) },
   { name: "replay", pattern: /^\/games\/(\d+)\/replay\/$/, render: (root, match) => renderReplay(root, { gameId: Number(match[1]) }) },
+  { name: "leaderboard", pattern: /^\/leaderboard\/$/, render: (root, _match, search) => renderLeaderboard(root, { search }) },
+  { name: "profile", pattern: /^\/players\/([^/]+)\/$/, render: (root, match) => renderProfile(root, { username: decodeURIComponent(match[1]) }) },
+  { name: "ladder", pattern: /^\/ladder\/$/, render: (root) => renderLadder(root) },
 ];
 
 let cleanup = null;
@@ -55,10 +71,10 @@ async function draw() {
   const mine = drawn;
   if (!found) {
     document.body.dataset.route = "not-found";
-    setTitle("Not found");
+    setTitle(gettext("Not found"));
     replaceChildren(
       root,
-      h("section", { class: "panel" }, h("h1", {}, "Nothing here"), h("p", {}, h("a", { href: "/", "data-link": "" }, "Back to the lobby"))),
+      h("section", { class: "panel" }, h("h1", {}, gettext("Nothing here")), h("p", {}, h("a", { href: "/", "data-link": "" }, gettext("Back to the lobby")))),
     );
     return;
   }
@@ -104,6 +120,19 @@ document.addEventListener("click", (event) => {
 window.addEventListener("popstate", draw);
 window.addEventListener("cf:navigate", draw);
 
+// The site's pages, after the brand (drawn here: the words are the catalogue's).
+const brand = document.querySelector(".site-header .brand");
+if (brand) {
+  brand.after(
+    h(
+      "nav",
+      { class: "site-nav", "aria-label": gettext("Pages") },
+      h("a", { href: "/leaderboard/", "data-link": "", "data-testid": "nav-leaderboard" }, gettext("Leaderboard")),
+      h("a", { href: "/ladder/", "data-link": "", "data-testid": "nav-ladder" }, gettext("Bot ladder")),
+    ),
+  );
+}
+
 const nav = document.getElementById("account-nav");
 renderAccountNav(nav);
 window.addEventListener("cf:session", () => renderAccountNav(nav));
@@ -115,4 +144,6 @@ window.addEventListener("storage", (event) => {
   }
 });
 
+startAccountStream();
+startChallengeNotices();
 draw();

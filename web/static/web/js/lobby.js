@@ -3,9 +3,13 @@
 //
 // Requests: GET /games/ (?status=, ?mine=true, ?limit=, ?offset=), GET /bots/,
 // POST /games/, POST /games/{id}/join|leave|start|abort|bots/, and the account
-// stream GET /me/stream/ (signed in): its snapshot and game_started / your_turn /
-// game_over frames refresh "my games" at once. The lists are also re-read every
-// REFRESH_MS while the page is visible (someone joins a table: no account event).
+// stream GET /me/stream/ (signed in, js/accountstream.js): its snapshot and
+// game_started / your_turn / game_over frames refresh "my games" at once, and its
+// table_open / table_closed frames (the lobby's open tables: a new table, a seat
+// taken or left, a start) the open tables. A guest has no account stream: the
+// lists are re-read every GUEST_REFRESH_MS while the page is visible.
+// Quick play (js/quickplay.js) and the challenge form (js/challenges.js) are panels
+// of the lobby.
 //
 // Test hooks:
 //   #my-games [data-testid=my-games] (signed in), its list [data-testid=my-games-list],
@@ -13,31 +17,36 @@
 //     data-frames: how many frames the account stream brought)
 //   #create-form: #create-set_max, #create-players, #create-hand_size, #create-spinner_arms,
 //     #create-rounds, #create-double_blank_points, #create-turn_time_limit,
-//     #create-bot_strategy, #create-bot_delay_ms, #create-sit, #create-bots (bots to seat
-//     at once), #create-submit
+//     #create-bot_strategy, #create-bot_delay_ms, #create-rated, #create-sit, #create-bots
+//     (bots to seat at once), #create-submit
 //   #tables: tabs [data-testid=tab-open|tab-running|tab-finished] (role=tab, aria-selected),
 //     filters #filter-mine, #filter-set, #filter-free; list #game-list [data-testid=game-list];
 //     #more-games ("Show more")
 //   a table: li[data-testid=game-card][data-game=<id>][data-status=<status>]
 //     (data-mine="true" if I sit there or created it; data-your-turn="true"), with
 //     [data-testid=game-link] (/games/<id>/), [data-testid=replay-link] (finished),
-//     [data-testid=seat][data-seat=<n>], [data-testid=your-turn],
+//     [data-testid=seat][data-seat=<n>], [data-testid=your-turn], [data-testid=rated]
+//     ("Rated" / "Casual"), player names as [data-testid=player-link] (their profiles),
 //     buttons [data-action=join|leave|start|abort|add-bot|abort-confirm|abort-cancel],
 //     select [data-testid=bot-strategy], input [data-testid=abort-reason]
 
 import * as api from "./api.js";
-import { openStream } from "./sse.js";
-import { busy, h, notify, replaceChildren, seatName, setTitle, showError, statusWord, timeElement } from "./ui.js";
+import { onAccountFrame, onAccountStatus } from "./accountstream.js";
+import { challengePanel } from "./challenges.js";
+import { formatNumber, gettext, interpolate, ngettext } from "./i18n.js";
+import { botLevelName, playerLink, strongestLevel } from "./players.js";
+import { quickPlayPanel } from "./quickplay.js";
+import { busy, h, notify, replaceChildren, setTitle, showError, timeElement } from "./ui.js";
 
-const REFRESH_MS = 15000;
+const GUEST_REFRESH_MS = 15000;
 const PAGE = 20;
 const MY_GAMES = 12;
 const SET_SIZES = [6, 9, 12, 15, 18];
 const MAX_PLAYERS = { 6: 6, 9: 8, 12: 10, 15: 12, 18: 14 };
 const TABS = [
-  { key: "open", label: "Open tables" },
-  { key: "running", label: "In play" },
-  { key: "finished", label: "Finished" },
+  { key: "open", label: () => gettext("Open tables") },
+  { key: "running", label: () => gettext("In play") },
+  { key: "finished", label: () => gettext("Finished") },
 ];
 const FALLBACK_BOTS = ["random", "easy", "greedy", "medium", "strong", "hard"].map((name) => ({ name, description: "", strength: null }));
 
@@ -45,12 +54,22 @@ function tileCount(setMax) {
   return ((setMax + 1) * (setMax + 2)) / 2;
 }
 
+function statusWord(status) {
+  const words = { open: gettext("Open"), running: gettext("In play"), finished: gettext("Finished"), aborted: gettext("Aborted") };
+  return words[status] || status;
+}
+
+function setName(n) {
+  return interpolate(gettext("Double-%(n)s"), { n: String(n) });
+}
+
 function rulesetWords(ruleset) {
-  const parts = [`Double-${ruleset.set_max}`, `${ruleset.players} players`];
-  parts.push(ruleset.rounds ? `${ruleset.rounds} round${ruleset.rounds === 1 ? "" : "s"}` : `${ruleset.set_max + 1} rounds`);
-  if (ruleset.spinner_arms !== 4) parts.push(`${ruleset.spinner_arms} spinner arms`);
-  if (ruleset.hand_size) parts.push(`hands of ${ruleset.hand_size}`);
-  if (ruleset.double_blank_points !== 50) parts.push(`double-blank ${ruleset.double_blank_points}`);
+  const hands = ruleset.rounds || ruleset.set_max + 1;
+  const parts = [setName(ruleset.set_max), interpolate(ngettext("%(count)s player", "%(count)s players", ruleset.players), { count: ruleset.players })];
+  parts.push(interpolate(ngettext("%(count)s hand", "%(count)s hands", hands), { count: hands }));
+  if (ruleset.spinner_arms !== 4) parts.push(interpolate(gettext("%(count)s spinner arms"), { count: ruleset.spinner_arms }));
+  if (ruleset.hand_size) parts.push(interpolate(gettext("%(count)s tiles dealt"), { count: ruleset.hand_size }));
+  if (ruleset.double_blank_points !== 50) parts.push(interpolate(gettext("double-blank %(points)s"), { points: ruleset.double_blank_points }));
   return parts.join(" · ");
 }
 
@@ -60,7 +79,7 @@ function mySeat(game, account) {
 }
 
 export function renderLobby(root) {
-  setTitle("Lobby");
+  setTitle(gettext("Lobby"));
   const account = api.currentUser();
   const state = {
     tab: "open",
@@ -77,7 +96,7 @@ export function renderLobby(root) {
     drawn: { list: "", mine: "" },
   };
   const timers = [];
-  let stream = null;
+  const unsubscribe = [];
   let stopped = false;
 
   // --- the parts of the page ---------------------------------------------------------
@@ -85,36 +104,36 @@ export function renderLobby(root) {
   const streamStatus = h(
     "span",
     { id: "account-stream-status", class: "live-status", role: "status", "data-testid": "account-stream", "data-state": "connecting" },
-    "Connecting…",
+    gettext("Connecting…"),
   );
   const myList = h("ul", { class: "game-list", "data-testid": "my-games-list", "aria-live": "polite" });
   const mySection = account
     ? h(
         "section",
         { id: "my-games", class: "panel", "data-testid": "my-games", "aria-labelledby": "my-games-title" },
-        h("div", { class: "panel-head" }, h("h2", { id: "my-games-title" }, "My games"), streamStatus),
+        h("div", { class: "panel-head" }, h("h2", { id: "my-games-title" }, gettext("My games")), streamStatus),
         myList,
       )
     : h(
         "section",
         { id: "welcome", class: "panel welcome" },
-        h("h2", {}, "Play Chicken Foot"),
+        h("h2", {}, gettext("Play Chicken Foot")),
+        h("p", {}, gettext("Watch any table as a guest. Log in or create an account to open a table, take a seat and play against people or the server's bots.")),
         h(
           "p",
-          {},
-          "Watch any table as a guest. ",
-          h("a", { href: "/login/", "data-link": "" }, "Log in"),
-          " or ",
-          h("a", { href: "/register/", "data-link": "" }, "create an account"),
-          " to open a table, take a seat and play against people or the server's bots.",
+          { class: "actions" },
+          h("a", { class: "button primary", href: "/login/", "data-link": "" }, gettext("Log in")),
+          h("a", { class: "button ghost", href: "/register/", "data-link": "" }, gettext("Create an account")),
         ),
       );
 
   const createSection = account ? createForm() : null;
+  const quick = account ? quickPlayPanel() : null;
+  const challengeSlot = h("div", { id: "challenge-slot" });
 
   const list = h("ul", { id: "game-list", class: "game-list", "data-testid": "game-list", "aria-live": "polite" });
   const countLine = h("p", { class: "muted count", "data-testid": "game-count" });
-  const more = h("button", { type: "button", id: "more-games", class: "ghost", hidden: true, onclick: () => loadList({ more: true }) }, "Show more");
+  const more = h("button", { type: "button", id: "more-games", class: "ghost", hidden: true, onclick: () => loadList({ more: true }) }, gettext("Show more"));
   const tabButtons = TABS.map((tab) =>
     h(
       "button",
@@ -137,43 +156,43 @@ export function renderLobby(root) {
           document.getElementById(`tab-${next.key}`).focus();
         },
       },
-      tab.label,
+      tab.label(),
     ),
   );
   const filters = h(
     "form",
-    { id: "filters", class: "filters", "aria-label": "Filter the tables", onsubmit: (e) => e.preventDefault() },
+    { id: "filters", class: "filters", "aria-label": gettext("Filter the tables"), onsubmit: (e) => e.preventDefault() },
     account
       ? h(
           "div",
           { class: "field-check inline" },
           h("input", { type: "checkbox", id: "filter-mine", onchange: (e) => setFilter({ mine: e.target.checked }) }),
-          h("label", { for: "filter-mine" }, "Only mine"),
+          h("label", { for: "filter-mine" }, gettext("Only mine")),
         )
       : null,
     h(
       "div",
       { class: "inline" },
-      h("label", { for: "filter-set" }, "Set"),
+      h("label", { for: "filter-set" }, gettext("Set")),
       h(
         "select",
         { id: "filter-set", onchange: (e) => setFilter({ setMax: e.target.value }) },
-        h("option", { value: "" }, "Any"),
-        SET_SIZES.map((n) => h("option", { value: String(n) }, `Double-${n}`)),
+        h("option", { value: "" }, gettext("Any")),
+        SET_SIZES.map((n) => h("option", { value: String(n) }, setName(n))),
       ),
     ),
     h(
       "div",
       { class: "field-check inline", id: "filter-free-wrap" },
       h("input", { type: "checkbox", id: "filter-free", onchange: (e) => setFilter({ free: e.target.checked }) }),
-      h("label", { for: "filter-free" }, "With a free seat"),
+      h("label", { for: "filter-free" }, gettext("With a free seat")),
     ),
   );
   const tablesSection = h(
     "section",
     { id: "tables", class: "panel", "aria-labelledby": "tables-title" },
-    h("div", { class: "panel-head" }, h("h2", { id: "tables-title" }, "Tables"), countLine),
-    h("div", { class: "tabs", role: "tablist", "aria-label": "Which tables" }, tabButtons),
+    h("div", { class: "panel-head" }, h("h2", { id: "tables-title" }, gettext("Tables")), countLine),
+    h("div", { class: "tabs", role: "tablist", "aria-label": gettext("Which tables") }, tabButtons),
     filters,
     list,
     h("div", { class: "actions center" }, more),
@@ -181,8 +200,13 @@ export function renderLobby(root) {
 
   replaceChildren(
     root,
-    h("h1", { class: "visually-hidden" }, "Lobby"),
-    h("div", { class: "lobby" }, h("div", { class: "lobby-side" }, mySection, createSection), h("div", { class: "lobby-main" }, tablesSection)),
+    h("h1", { class: "visually-hidden" }, gettext("Lobby")),
+    h(
+      "div",
+      { class: "lobby" },
+      h("div", { class: "lobby-side" }, quick ? quick.element : null, mySection, account ? challengeSlot : null, createSection),
+      h("div", { class: "lobby-main" }, tablesSection),
+    ),
   );
 
   // --- create a table ----------------------------------------------------------------
@@ -216,30 +240,37 @@ export function renderLobby(root) {
       h(
         "div",
         { class: "grid-2" },
-        selectField("set_max", "Set", SET_SIZES.map((n) => [n, `Double-${n}`]), 9, null, { title: "Double-6: 28 tiles; double-9: 55; double-12: 91; double-15: 136; double-18: 190" }),
-        numberField("players", "Players", { min: 2, max: 8, value: 4, required: true }),
-        numberField("rounds", "Rounds", { min: 1, max: 10, placeholder: "all" }, "Empty: one per double (all)."),
-        numberField("hand_size", "Hand size", { min: 1, placeholder: "standard" }, "Empty: the rules' table."),
-        selectField("spinner_arms", "Spinner arms", [[4, "4"], [6, "6"]], 4),
-        numberField("double_blank_points", "Double-blank points", { min: 0, max: 100, value: 50 }),
-        numberField("turn_time_limit", "Seconds per turn", { min: 5, max: 86400, placeholder: "no limit" }, "A bot moves for a player who runs out."),
-        numberField("bot_delay_ms", "Bot pause (ms)", { min: 0, max: 10000, value: 500 }, "So people can follow the bots."),
+        selectField("set_max", gettext("Set"), SET_SIZES.map((n) => [n, setName(n)]), 9, null, { title: gettext("Double-6: 28 tiles; double-9: 55; double-12: 91; double-15: 136; double-18: 190") }),
+        numberField("players", gettext("Players"), { min: 2, max: 8, value: 4, required: true }),
+        numberField("rounds", gettext("Hands"), { min: 1, max: 10, placeholder: gettext("all") }, gettext("Empty: one per double (all).")),
+        numberField("hand_size", gettext("Tiles dealt"), { min: 1, placeholder: gettext("standard") }, gettext("Empty: the rules' table.")),
+        selectField("spinner_arms", gettext("Spinner arms"), [[4, "4"], [6, "6"]], 4),
+        numberField("double_blank_points", gettext("Double-blank points"), { min: 0, max: 100, value: 50 }),
+        numberField("turn_time_limit", gettext("Seconds per turn"), { min: 5, max: 86400, placeholder: gettext("no limit") }, gettext("A bot moves for a player who runs out.")),
+        numberField("bot_delay_ms", gettext("Bot pause (ms)"), { min: 0, max: 10000, value: 500 }, gettext("So people can follow the bots.")),
       ),
       selectField(
         "bot_strategy",
-        "Bot level",
+        gettext("Bot level"),
         state.bots.map((b) => [b.name, botLabel(b)]),
         "greedy",
-        "Plays for a player whose clock runs out, and the bots you add.",
+        gettext("Plays for a player whose clock runs out, and the bots you add."),
       ),
-      numberField("bots", "Bots to seat now", { min: 0, max: 7, value: 0 }, "Server bots at this level; more can be added later."),
+      numberField("bots", gettext("Bots to seat now"), { min: 0, max: 7, value: 0 }, gettext("Server bots at this level; more can be added later.")),
+      h(
+        "div",
+        { class: "field field-check" },
+        h("input", { type: "checkbox", id: "create-rated", name: "rated", "aria-describedby": "create-rated-hint" }),
+        h("label", { for: "create-rated" }, gettext("Rated")),
+        h("p", { class: "hint", id: "create-rated-hint" }, gettext("The final standings change the players' ratings. Unticked: casual.")),
+      ),
       h(
         "div",
         { class: "field field-check" },
         h("input", { type: "checkbox", id: "create-sit", name: "sit", checked: true }),
-        h("label", { for: "create-sit" }, "Take the first seat myself"),
+        h("label", { for: "create-sit" }, gettext("Take the first seat myself")),
       ),
-      h("div", { class: "actions" }, h("button", { type: "submit", id: "create-submit", class: "primary" }, "Create table")),
+      h("div", { class: "actions" }, h("button", { type: "submit", id: "create-submit", class: "primary" }, gettext("Create table"))),
     );
     const limits = () => {
       const setMax = Number(form.elements.set_max.value);
@@ -260,13 +291,19 @@ export function renderLobby(root) {
       "section",
       { id: "create-table", class: "panel", "aria-labelledby": "create-title" },
       // open at once on a wide screen; on a phone the tables come first, the form a tap away
-      h("details", { open: !window.matchMedia("(max-width: 899px)").matches, class: "create" }, h("summary", {}, h("h2", { id: "create-title" }, "Create a table")), form),
+      h("details", { open: !window.matchMedia("(max-width: 899px)").matches, class: "create" }, h("summary", {}, h("h2", { id: "create-title" }, gettext("Create a table"))), form),
     );
   }
 
   function botLabel(bot) {
-    const strength = bot.strength ? ` — wins ${Math.round(bot.strength.win_rate * 100)}% vs ${bot.strength.against}` : "";
-    return `${bot.name}${strength}`;
+    const strongest = strongestLevel(state.bots);
+    const name = bot.name === strongest ? interpolate(gettext("%(name)s, the strongest"), { name: bot.name }) : bot.name;
+    if (!bot.strength) return name;
+    return interpolate(gettext("%(name)s: wins %(percent)s against %(against)s"), {
+      name,
+      percent: formatNumber(bot.strength.win_rate, { style: "percent", maximumFractionDigits: 1 }),
+      against: bot.strength.against,
+    });
   }
 
   async function createTable(form) {
@@ -282,6 +319,7 @@ export function renderLobby(root) {
       bot_strategy: value("bot_strategy"),
       bot_delay_ms: number("bot_delay_ms") ?? 0,
       turn_time_limit: number("turn_time_limit"),
+      rated: form.elements.rated.checked,
     };
     const created = await api.createGame(body);
     const id = created.game.id;
@@ -289,7 +327,7 @@ export function renderLobby(root) {
     for (let i = 0; i < bots; i += 1) {
       await api.addBot(id, { strategy: body.bot_strategy });
     }
-    notify(`Table ${id} created.`);
+    notify(interpolate(gettext("Table %(id)s created."), { id: String(id) }));
     if (state.tab !== "open") selectTab("open");
     await refreshAll();
     const card = document.querySelector(`#my-games [data-game="${id}"]`);
@@ -325,13 +363,16 @@ export function renderLobby(root) {
   function drawList() {
     const shown = visible(state.games);
     const signature = JSON.stringify([shown, state.abortOpen, [...state.live.entries()], state.bots.length]);
-    const plural = state.count === 1 ? "" : "s";
+    const n = state.count;
     const counted = {
-      open: `${state.count} open table${plural}`,
-      running: `${state.count} table${plural} in play`,
-      finished: `${state.count} finished game${plural}`,
+      open: ngettext("%(count)s open table", "%(count)s open tables", n),
+      running: ngettext("%(count)s table in play", "%(count)s tables in play", n),
+      finished: ngettext("%(count)s finished game", "%(count)s finished games", n),
     }[state.tab];
-    countLine.textContent = `${counted}${shown.length !== state.games.length ? `, ${shown.length} shown` : ""}`;
+    countLine.textContent =
+      shown.length !== state.games.length
+        ? interpolate(gettext("%(counted)s, %(shown)s shown"), { counted: interpolate(counted, { count: n }), shown: shown.length })
+        : interpolate(counted, { count: n });
     more.hidden = state.games.length >= state.count;
     if (signature === state.drawn.list) return;
     state.drawn.list = signature;
@@ -340,7 +381,7 @@ export function renderLobby(root) {
       list,
       shown.length
         ? shown.map((game) => card(game))
-        : h("li", { class: "empty", "data-testid": "no-games" }, state.tab === "open" ? "No open table right now: create one!" : "No table here."),
+        : h("li", { class: "empty", "data-testid": "no-games" }, state.tab === "open" ? gettext("No open table right now: create one!") : gettext("No table here.")),
     );
     restoreFocus(saved);
   }
@@ -355,7 +396,7 @@ export function renderLobby(root) {
       myList,
       state.myGames.length
         ? state.myGames.map((game) => card(game))
-        : h("li", { class: "empty", "data-testid": "no-my-games" }, "No game yet: create a table or join one."),
+        : h("li", { class: "empty", "data-testid": "no-my-games" }, gettext("No game yet: create a table or join one.")),
     );
     restoreFocus(saved);
   }
@@ -410,7 +451,7 @@ export function renderLobby(root) {
       button.tabIndex = selected ? 0 : -1;
     }
     document.getElementById("filter-free-wrap").hidden = key !== "open";
-    replaceChildren(list, h("li", { class: "empty" }, "Loading…"));
+    replaceChildren(list, h("li", { class: "empty" }, gettext("Loading…")));
     loadList();
   }
 
@@ -423,6 +464,15 @@ export function renderLobby(root) {
 
   // --- one table -----------------------------------------------------------------------
 
+  function seatLabel(game, seat) {
+    if (seat.player && !seat.bot_strategy) return playerLink(seat.player.username, { isBot: seat.player.is_bot });
+    if (seat.bot_strategy && (!seat.player || seat.player.is_bot)) return botLevelName(seat.bot_strategy);
+    if (seat.bot_strategy && seat.player) {
+      return h("span", {}, playerLink(seat.player.username), " ", interpolate(gettext("(played by %(bot)s)"), { bot: botLevelName(seat.bot_strategy) }));
+    }
+    return interpolate(gettext("Seat %(n)s (free)"), { n: String(seat.number + 1) });
+  }
+
   function card(game) {
     const me = api.currentUser();
     const seat = mySeat(game, me);
@@ -433,17 +483,30 @@ export function renderLobby(root) {
       game.status === "running" &&
       (live && live.seq > game.seq ? live.your_turn : Boolean(seat && game.turn_seat === seat.number && !seat.resigned));
     const free = game.seats.filter((s) => !s.player && !s.bot_strategy);
-    const title = game.status === "finished" || game.status === "aborted" ? `Game ${game.id}` : `Table ${game.id}`;
-    const linkText = { open: seat ? "Open table" : "Look", running: seat ? "Play" : "Watch", finished: "Final position", aborted: "Open" }[game.status];
+    const title =
+      game.status === "finished" || game.status === "aborted"
+        ? interpolate(gettext("Game %(id)s"), { id: String(game.id) })
+        : interpolate(gettext("Table %(id)s"), { id: String(game.id) });
+    const linkText = {
+      open: seat ? gettext("Open table") : gettext("Look"),
+      running: seat ? gettext("Play") : gettext("Watch"),
+      finished: gettext("Final position"),
+      aborted: gettext("Open"),
+    }[game.status];
     const badges = [
       h("span", { class: `badge status-${game.status}`, "data-testid": "status" }, h("span", { class: "dot", "aria-hidden": "true" }), statusWord(game.status)),
-      yourTurn ? h("span", { class: "badge your-turn", "data-testid": "your-turn" }, "▶ Your turn") : null,
-      game.practice ? h("span", { class: "badge" }, "Practice") : null,
-      game.moderated ? h("span", { class: "badge" }, "Moderated") : null,
+      h(
+        "span",
+        { class: ["badge", game.rated ? "rated" : "casual"], "data-testid": "rated", title: game.rated ? gettext("The final standings change the players' ratings.") : gettext("Ratings do not change.") },
+        game.rated ? gettext("Rated") : gettext("Casual"),
+      ),
+      yourTurn ? h("span", { class: "badge your-turn", "data-testid": "your-turn" }, gettext("▶ Your turn")) : null,
+      game.practice ? h("span", { class: "badge" }, gettext("Practice")) : null,
+      game.moderated ? h("span", { class: "badge" }, gettext("Moderated")) : null,
     ];
     const seats = h(
       "ol",
-      { class: "seats", "aria-label": "Seats" },
+      { class: "seats", "aria-label": gettext("Seats") },
       game.seats.map((s) => {
         const you = seat && s.number === seat.number;
         const turn = game.status === "running" && game.turn_seat === s.number;
@@ -455,11 +518,11 @@ export function renderLobby(root) {
             "data-seat": String(s.number),
           },
           s.bot_strategy ? h("span", { class: "seat-icon", "aria-hidden": "true" }, "⚙") : null,
-          seatName(game, s.number),
-          you ? h("span", { class: "tag" }, " (you)") : null,
-          turn ? h("span", { class: "tag" }, " — to play") : null,
-          game.result && game.result.winners.includes(s.number) ? h("span", { class: "tag win" }, " — winner") : null,
-          game.result ? h("span", { class: "score" }, ` ${game.result.totals[s.number]} pts`) : null,
+          seatLabel(game, s),
+          you ? h("span", { class: "tag" }, " ", gettext("(you)")) : null,
+          turn ? h("span", { class: "tag" }, " — ", gettext("to play")) : null,
+          game.result && game.result.winners.includes(s.number) ? h("span", { class: "tag win" }, " — ", gettext("winner")) : null,
+          game.result ? h("span", { class: "score" }, " ", interpolate(ngettext("%(count)s point", "%(count)s points", game.result.totals[s.number]), { count: game.result.totals[s.number] })) : null,
         );
       }),
     );
@@ -468,11 +531,12 @@ export function renderLobby(root) {
       h("a", { class: ["button", seat && game.status !== "finished" ? "primary" : "ghost"], href: `/games/${game.id}/`, "data-link": "", "data-testid": "game-link" }, linkText),
     );
     if (game.status === "finished") {
-      actions.push(h("a", { class: "button ghost", href: `/games/${game.id}/replay/`, "data-link": "", "data-testid": "replay-link" }, "Replay"));
+      actions.push(h("a", { class: "button ghost", href: `/games/${game.id}/replay/`, "data-link": "", "data-testid": "replay-link" }, gettext("Replay")));
     }
     if (game.status === "open" && me) {
-      if (!seat && free.length) actions.push(actionButton(game, "join", "Join", () => api.joinGame(game.id, {}), `Joined table ${game.id}.`));
-      if (seat) actions.push(actionButton(game, "leave", "Leave", () => api.leaveGame(game.id), `Left table ${game.id}.`, "ghost"));
+      const id = { id: String(game.id) };
+      if (!seat && free.length) actions.push(actionButton(game, "join", gettext("Join"), () => api.joinGame(game.id, {}), interpolate(gettext("Joined table %(id)s."), id)));
+      if (seat) actions.push(actionButton(game, "leave", gettext("Leave"), () => api.leaveGame(game.id), interpolate(gettext("Left table %(id)s."), id), "ghost"));
       if (creator) {
         if (free.length) {
           const select = h(
@@ -484,18 +548,22 @@ export function renderLobby(root) {
             h(
               "span",
               { class: "add-bot" },
-              h("label", { for: `bot-strategy-${game.id}`, class: "visually-hidden" }, `Bot level for a seat at table ${game.id}`),
+              h("label", { for: `bot-strategy-${game.id}`, class: "visually-hidden" }, interpolate(gettext("Bot level for a seat at table %(id)s"), id)),
               select,
-              actionButton(game, "add-bot", "Add bot", () => api.addBot(game.id, { strategy: select.value }), `Bot seated at table ${game.id}.`, "ghost"),
+              actionButton(game, "add-bot", gettext("Add bot"), () => api.addBot(game.id, { strategy: select.value }), interpolate(gettext("Bot seated at table %(id)s."), id), "ghost"),
             ),
           );
         }
-        const start = actionButton(game, "start", "Start", () => api.startGame(game.id), `Table ${game.id} started.`, "primary");
+        const start = actionButton(game, "start", gettext("Start"), () => api.startGame(game.id), interpolate(gettext("Table %(id)s started."), id), "primary");
         if (free.length) {
           start.setAttribute("aria-describedby", `start-hint-${game.id}`);
         }
         actions.push(start);
-        if (free.length) actions.push(h("span", { class: "hint", id: `start-hint-${game.id}` }, `${free.length} seat${free.length === 1 ? "" : "s"} to fill before starting.`));
+        if (free.length) {
+          actions.push(
+            h("span", { class: "hint", id: `start-hint-${game.id}` }, interpolate(ngettext("%(count)s seat to fill before starting.", "%(count)s seats to fill before starting.", free.length), { count: free.length })),
+          );
+        }
         actions.push(
           h(
             "button",
@@ -511,7 +579,7 @@ export function renderLobby(root) {
                 if (input) input.focus();
               },
             },
-            "Abort…",
+            gettext("Abort…"),
           ),
         );
       }
@@ -519,11 +587,11 @@ export function renderLobby(root) {
     const abortForm =
       creator && game.status === "open" && state.abortOpen === game.id
         ? (() => {
-            const reason = h("input", { id: `abort-reason-${game.id}`, "data-testid": "abort-reason", "data-focus": "abort-reason", maxlength: 500, placeholder: "optional" });
+            const reason = h("input", { id: `abort-reason-${game.id}`, "data-testid": "abort-reason", "data-focus": "abort-reason", maxlength: 500, placeholder: gettext("optional") });
             const form = h(
               "form",
               { class: "abort-form", onsubmit: (e) => e.preventDefault() },
-              h("label", { for: `abort-reason-${game.id}` }, "Why abort? (shown to the table)"),
+              h("label", { for: `abort-reason-${game.id}` }, gettext("Why abort? (shown to the table)")),
               reason,
               h(
                 "div",
@@ -539,14 +607,14 @@ export function renderLobby(root) {
                       const done = await busy(e.currentTarget, () => api.abortGame(game.id, { reason: reason.value.trim() }));
                       if (done) {
                         state.abortOpen = null;
-                        notify(`Table ${game.id} aborted.`);
+                        notify(interpolate(gettext("Table %(id)s aborted."), { id: String(game.id) }));
                         refreshAll();
                       }
                     },
                   },
-                  "Abort table",
+                  gettext("Abort table"),
                 ),
-                h("button", { type: "button", class: "ghost", "data-action": "abort-cancel", onclick: () => ((state.abortOpen = null), redraw()) }, "Keep it"),
+                h("button", { type: "button", class: "ghost", "data-action": "abort-cancel", onclick: () => ((state.abortOpen = null), redraw()) }, gettext("Keep it")),
               ),
             );
             return form;
@@ -554,13 +622,13 @@ export function renderLobby(root) {
         : null;
     const when =
       game.status === "finished" || game.status === "aborted"
-        ? h("span", {}, "ended ", timeElement(game.finished_at))
+        ? h("span", {}, gettext("ended"), " ", timeElement(game.finished_at))
         : game.status === "running"
-          ? h("span", {}, "started ", timeElement(game.started_at))
-          : h("span", {}, "opened ", timeElement(game.created_at));
+          ? h("span", {}, gettext("started"), " ", timeElement(game.started_at))
+          : h("span", {}, gettext("opened"), " ", timeElement(game.created_at));
     const extra = [];
-    if (game.turn_time_limit) extra.push(`${game.turn_time_limit} s a turn`);
-    extra.push(`bot level ${game.bot_strategy}`);
+    if (game.turn_time_limit) extra.push(interpolate(gettext("%(seconds)s s a turn"), { seconds: game.turn_time_limit }));
+    extra.push(interpolate(gettext("bot level %(level)s"), { level: game.bot_strategy }));
     return h(
       "li",
       {
@@ -577,8 +645,8 @@ export function renderLobby(root) {
         h("h3", { class: "card-title" }, h("a", { href: `/games/${game.id}/`, "data-link": "" }, title)),
         h("div", { class: "badges" }, badges),
       ),
-      h("p", { class: "card-meta" }, rulesetWords(game.ruleset), h("br"), h("span", { class: "muted" }, `by ${game.creator} · `, when, ` · ${extra.join(" · ")}`)),
-      game.status === "aborted" && game.abort_reason ? h("p", { class: "muted" }, `Reason: ${game.abort_reason}`) : null,
+      h("p", { class: "card-meta" }, rulesetWords(game.ruleset), h("br"), h("span", { class: "muted" }, gettext("by"), " ", playerLink(game.creator), " · ", when, " · ", extra.join(" · "))),
+      game.status === "aborted" && game.abort_reason ? h("p", { class: "muted" }, interpolate(gettext("Reason: %(reason)s"), { reason: game.abort_reason })) : null,
       seats,
       h("div", { class: "actions card-actions" }, actions),
       abortForm,
@@ -592,7 +660,7 @@ export function renderLobby(root) {
         type: "button",
         class: style,
         "data-action": action,
-        "aria-label": `${label} (table ${game.id})`,
+        "aria-label": interpolate(gettext("%(action)s (table %(id)s)"), { action: label, id: String(game.id) }),
         onclick: async () => {
           const result = await busy(button, run);
           if (result !== undefined) {
@@ -614,35 +682,60 @@ export function renderLobby(root) {
 
   // --- live ----------------------------------------------------------------------------
 
-  function startStream() {
+  function onFrame(type, data) {
+    streamStatus.dataset.frames = String(Number(streamStatus.dataset.frames || 0) + 1);
+    if (type === "snapshot") {
+      state.live = new Map(data.games.map((g) => [g.game, g]));
+      const shown = new Map(state.myGames.map((g) => [g.id, g.status]));
+      const stale = data.games.some((g) => shown.get(g.game) !== g.status);
+      if (stale || state.tab === "open") refreshSoon();
+      else redraw();
+    } else if (type === "game_started" || type === "your_turn" || type === "game_over") {
+      state.live.set(data.game, data);
+      const known = state.myGames.find((g) => g.id === data.game);
+      if (type === "your_turn" && known && known.status === data.status) {
+        redraw(); // nothing moved between the lists: no request
+      } else {
+        refreshSoon(); // a game started or ended: it changes lists
+      }
+    } else if (type === "table_open" || type === "table_closed") {
+      tableChanged(type, data);
+    }
+  }
+
+  // The lobby's open tables, from the account stream: a change of a table shown is
+  // drawn at once; a new or closed table re-reads the lists (its place, the counts).
+  function tableChanged(type, game) {
+    const mine = state.myGames.findIndex((g) => g.id === game.id);
+    if (type === "table_open" && mine >= 0) state.myGames[mine] = game;
+    const index = state.games.findIndex((g) => g.id === game.id);
+    if (type === "table_open" && index >= 0 && state.tab === "open") {
+      state.games[index] = game;
+      redraw();
+      if (mine < 0) return;
+    }
+    if (state.tab === "open" || mine >= 0) refreshSoon();
+  }
+
+  function startLive() {
     if (!account) return;
-    stream = openStream("/api/v1/me/stream/", {
-      onFrame(type, data) {
-        streamStatus.dataset.frames = String(Number(streamStatus.dataset.frames || 0) + 1);
-        if (type === "snapshot") {
-          state.live = new Map(data.games.map((g) => [g.game, g]));
-          const shown = new Map(state.myGames.map((g) => [g.id, g.status]));
-          const stale = data.games.some((g) => shown.get(g.game) !== g.status);
-          if (stale) refreshSoon();
-          else redraw();
-        } else if (type === "game_started" || type === "your_turn" || type === "game_over") {
-          state.live.set(data.game, data);
-          const known = state.myGames.find((g) => g.id === data.game);
-          if (type === "your_turn" && known && known.status === data.status) {
-            redraw(); // nothing moved between the lists: no request
-          } else {
-            refreshSoon(); // a game started or ended: it changes lists
-          }
-        }
-      },
-      onStatus(status) {
+    unsubscribe.push(
+      onAccountStatus((status) => {
         streamStatus.dataset.state = status;
-        streamStatus.textContent = { open: "● Live", reconnecting: "Reconnecting…", closed: "Not live" }[status] || status;
-      },
-      onError(error) {
-        if (error.status !== 401) showError(error);
-      },
-    });
+        streamStatus.textContent = { open: gettext("● Live"), reconnecting: gettext("Reconnecting…"), closed: gettext("Not live"), connecting: gettext("Connecting…") }[status] || status;
+      }),
+    );
+    unsubscribe.push(onAccountFrame(onFrame));
+    api
+      .getLadder()
+      .then((ladder) => {
+        if (stopped) return;
+        const levels = ladder.participants.filter((p) => p.level && p.active).map((p) => ({ username: p.username, level: p.level }));
+        replaceChildren(challengeSlot, challengePanel({ levels, strongest: strongestLevel(state.bots) }));
+      })
+      .catch(() => {
+        if (!stopped) replaceChildren(challengeSlot, challengePanel({}));
+      });
   }
 
   function tick() {
@@ -658,7 +751,7 @@ export function renderLobby(root) {
   };
   document.addEventListener("visibilitychange", onVisible);
   window.addEventListener("cf:session", onSession);
-  timers.push(setInterval(tick, REFRESH_MS));
+  if (!account) timers.push(setInterval(tick, GUEST_REFRESH_MS)); // a guest has no account stream
 
   api
     .listBots()
@@ -676,7 +769,7 @@ export function renderLobby(root) {
     .catch(() => {});
   selectTab("open");
   loadMine();
-  startStream();
+  startLive();
 
   return () => {
     stopped = true;
@@ -684,6 +777,7 @@ export function renderLobby(root) {
     clearTimeout(debounce);
     document.removeEventListener("visibilitychange", onVisible);
     window.removeEventListener("cf:session", onSession);
-    if (stream) stream.close();
+    unsubscribe.forEach((stop) => stop());
+    if (quick) quick.stop();
   };
 }
