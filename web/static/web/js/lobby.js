@@ -246,7 +246,7 @@ export function renderLobby(root) {
         numberField("hand_size", gettext("Tiles dealt"), { min: 1, placeholder: gettext("standard") }, gettext("Empty: the rules' table.")),
         selectField("spinner_arms", gettext("Spinner arms"), [[4, "4"], [6, "6"]], 4),
         numberField("double_blank_points", gettext("Double-blank points"), { min: 0, max: 100, value: 50 }),
-        numberField("turn_time_limit", gettext("Seconds per turn"), { min: 5, max: 86400, placeholder: gettext("no limit") }, gettext("A bot moves for a player who runs out.")),
+        numberField("turn_time_limit", gettext("Seconds per turn"), { min: 5, max: 86400, value: 60, placeholder: gettext("no limit") }, gettext("A bot moves for a player who runs out. Empty: no clock (for friends who wait for each other).")),
         numberField("bot_delay_ms", gettext("Bot pause (ms)"), { min: 0, max: 10000, value: 500 }, gettext("So people can follow the bots.")),
       ),
       selectField(
