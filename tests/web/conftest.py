@@ -9,7 +9,9 @@
   profile of its own (fresh storage) and Chrome's network log on (for
   ``check_requests_against_contract``). ``make_browser(width=360, height=800)`` for more,
   or other sizes. Needs Debian's ``chromium`` and ``chromium-driver``: without them the
-  tests are skipped, saying why - under ``CI=true`` that is a failure.
+  tests are skipped, saying why - under ``CI=true`` that is a failure. After each test,
+  the browsers' consoles must show no Content-Security-Policy violation
+  (``tests/csp_console.py``): every page the web tests open is checked.
 * ``check_requests_against_contract(driver)``: every request the page made (Chrome's
   network log, kept across calls) went to the page's own origin, and each one under
   /api/ is an operation of openapi.yaml (method and path); answers the API requests
@@ -34,6 +36,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
+from tests.csp_console import csp_violations
 from tests.integration.serve import Serve
 from tests.integration.web import request
 from tests.moderation.test_admin_browser import CHROMIUM_FLAGS, _missing_browser
@@ -102,11 +105,15 @@ def make_browser(tmp_path: Path) -> Iterator[Callable[..., Any]]:
         drivers.append(driver)
         return driver
 
+    violations: list[str] = []
     try:
         yield make
+        for driver in drivers:  # every page the test opened kept the Content-Security-Policy
+            violations.extend(csp_violations(driver))
     finally:
         for driver in drivers:
             driver.quit()
+    assert not violations, "Content-Security-Policy violations in the console:\n" + "\n".join(violations)
 
 
 @pytest.fixture
