@@ -52,6 +52,7 @@ class CoreCode(StrEnum):
     PARSE_ERROR = "parse_error"
     VALIDATION_ERROR = "validation_error"
     RATE_LIMITED = "rate_limited"
+    CSRF_FAILED = "csrf_failed"
 
 
 #: code -> ErrorSpec: every code the API can answer with, registered by the
@@ -168,6 +169,17 @@ class PermissionDenied(ApiError):
     status = 403
     title = "Permission denied"
     description = "You may not do this."
+
+
+class CsrfFailed(ApiError):
+    code = CoreCode.CSRF_FAILED
+    status = 403
+    title = "CSRF check failed"
+    description = (
+        "An unsafe request (POST, PUT, PATCH, DELETE) authenticated by a browser session came without "
+        "the session's CSRF token in the X-CSRFToken header, or from another origin. Get the token "
+        "again (GET /api/v1/session/) and resend. API tokens need none."
+    )
 
 
 class NotFound(ApiError):
