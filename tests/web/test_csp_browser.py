@@ -11,11 +11,16 @@ from typing import Any
 from tests.integration.serve import Serve
 from tests.web.conftest import base_url, browser_requests, until
 
+DOCS_SECONDS = 120
+
 
 def test_the_api_docs_pages_draw_the_contract_with_nothing_inline_or_foreign(
     embedded: Serve, make_browser: Callable[..., Any]
 ) -> None:
     driver = make_browser()
+    # Redoc lays out the whole contract in the page's one thread: on a loaded machine the
+    # renderer can be busy for longer than the usual 30 s page-load deadline.
+    driver.set_page_load_timeout(DOCS_SECONDS)
     base = base_url(embedded)
 
     driver.get(f"{base}/api/docs/")
@@ -25,8 +30,13 @@ def test_the_api_docs_pages_draw_the_contract_with_nothing_inline_or_foreign(
 
     driver.get(f"{base}/api/redoc/")
     # Redoc: its menu lists the operations (its styles work: the menu is laid out)
-    until(driver, "Redoc's menu", lambda d: d.find_elements("css selector", "[role=menuitem], li[data-item-id]"))
-    until(driver, "Redoc's operation headings", lambda d: d.find_elements("css selector", "h2"))
+    until(
+        driver,
+        "Redoc's menu",
+        lambda d: d.find_elements("css selector", "[role=menuitem], li[data-item-id]"),
+        seconds=DOCS_SECONDS,
+    )
+    until(driver, "Redoc's operation headings", lambda d: d.find_elements("css selector", "h2"), seconds=DOCS_SECONDS)
 
     foreign = [
         sent["url"]
