@@ -6,7 +6,9 @@ from django.urls import include, path
 from django.views.decorators.cache import cache_control
 from django.views.decorators.vary import vary_on_cookie
 from django.views.i18n import JavaScriptCatalog
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+
+from core.csp import csp_report, redoc_bundle, redoc_page
 
 urlpatterns = [
     path("api/v1/", include("players.urls")),
@@ -20,12 +22,13 @@ urlpatterns = [
     path("api/v1/", include("ladder.urls")),
     path("api/v1/", include("chat.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path(
-        "api/redoc/",
-        SpectacularRedocView.as_view(url_name="schema", template_name="core/redoc.html"),
-        name="redoc",
+        "api/docs/",
+        SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="core/swagger_ui.html"),
+        name="swagger-ui",
     ),
+    path("api/redoc/", redoc_page, name="redoc"),
+    path("api/redoc/redoc.standalone.js", redoc_bundle, name="redoc-bundle"),
     path("api-auth/", include("rest_framework.urls")),
     path("admin/", admin.site.urls),
     # The web client's catalogue (djangojs domain) in the reader's language, and the
@@ -36,6 +39,7 @@ urlpatterns = [
         name="javascript-catalog",
     ),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("csp-report/", csp_report, name="csp-report"),  # browsers' CSP violation reports (core.csp)
     path("", include("web.urls")),  # last: the browser client's own pages
 ]
 

@@ -73,6 +73,7 @@ class CoreCode(StrEnum):
     RATE_LIMITED = "rate_limited"
     DATABASE_UNAVAILABLE = "database_unavailable"
     SERVICE_UNAVAILABLE = "service_unavailable"
+    CSRF_FAILED = "csrf_failed"
 
 
 #: code -> ErrorSpec: every code the API can answer with, registered by the
@@ -196,6 +197,17 @@ class PermissionDenied(ApiError):
     status = 403
     title = gettext_lazy("Permission denied")
     description = gettext_lazy("You may not do this.")
+
+
+class CsrfFailed(ApiError):
+    code = CoreCode.CSRF_FAILED
+    status = 403
+    title = gettext_lazy("CSRF check failed")
+    description = gettext_lazy(
+        "An unsafe request (POST, PUT, PATCH, DELETE) authenticated by a browser session came without "
+        "the session's CSRF token in the X-CSRFToken header, or from another origin. Get the token "
+        "again (GET /api/v1/session/) and resend. API tokens need none."
+    )
 
 
 class NotFound(ApiError):

@@ -5,7 +5,10 @@
   deployment says proxies stand in front of the server (``NUM_PROXIES``, default
   0: never). Rate limits key on this address, so a client cannot reset them by
   sending the header. (The web servers' own proxy-header handling is off: see
-  ``config/gunicorn.conf.py`` and ``manage.py serve``.)
+  ``config/gunicorn.conf.py`` and ``manage.py serve``.) The scheme a proxy
+  reports (``X-Forwarded-Proto``, read through ``SECURE_PROXY_SSL_HEADER``) is
+  settled by the same rule: removed with no proxies, else the value the outermost
+  trusted proxy set - so a client cannot claim HTTPS it did not use.
 * ``ApiProblems`` - every answer under ``/api/`` that is an error is a problem
   document (``application/problem+json``) with a stable code, whatever produced
   it: a path with control characters (refused before any view or database sees
@@ -49,6 +52,11 @@ class ClientAddress:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         request.META["REMOTE_ADDR"] = client_address(request.META, settings.NUM_PROXIES)
+        scheme = forwarded_scheme(request.META, settings.NUM_PROXIES)
+        if scheme is None:
+            request.META.pop("HTTP_X_FORWARDED_PROTO", None)
+        else:
+            request.META["HTTP_X_FORWARDED_PROTO"] = scheme
         return self.get_response(request)
 
 
@@ -63,6 +71,18 @@ def client_address(meta: dict[str, object], proxies: int) -> str:
     if not forwarded:
         return peer
     return forwarded[-min(proxies, len(forwarded))]
+
+
+def forwarded_scheme(meta: dict[str, object], proxies: int) -> str | None:
+    """The scheme the outermost of ``proxies`` trusted proxies reported in
+    X-Forwarded-Proto (each one that appends adds its own entry), or None: no
+    proxies, no header."""
+    if proxies <= 0:
+        return None
+    reported = [part.strip() for part in str(meta.get("HTTP_X_FORWARDED_PROTO") or "").split(",") if part.strip()]
+    if not reported:
+        return None
+    return reported[-min(proxies, len(reported))].lower()
 
 
 class ApiProblems:

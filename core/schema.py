@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from django.conf import settings
+from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
@@ -26,6 +27,8 @@ from core.problems import PROBLEM_CONTENT_TYPE, example_problem
 from core.serializers import ProblemSerializer
 
 AUTH_CODES = ("not_authenticated", "authentication_failed")
+UNSAFE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+COOKIE_AUTH = "cookieAuth"  # core.schema.SessionScheme's name
 
 #: The paging query parameters of a list (``?limit=&offset=``), for ``extend_schema(parameters=...)``
 #: of a view that pages with ``core.pagination`` outside a generic list view.
@@ -111,6 +114,8 @@ class AutoSchema(SpectacularAutoSchema):
         # to answer (the load balancer's): retry after Retry-After, a move with its
         # Idempotency-Key (docs/deploy.md).
         responses.setdefault("503", self._shared_response("Unavailable", UNAVAILABLE_CODES))
+        if self.method in UNSAFE_METHODS and any(COOKIE_AUTH in scheme for scheme in security):
+            self._add_csrf_refusal(responses)
         responses.setdefault("default", self._shared_response("Problem", ("server_error",)))
         operation["responses"] = dict(sorted(responses.items(), key=lambda item: item[0]))
         return operation
@@ -122,6 +127,22 @@ class AutoSchema(SpectacularAutoSchema):
         schema: dict[str, Any] = super()._map_serializer(serializer, direction, bypass_extensions)
         extra = getattr(serializer, "schema_extra", None)
         return {**schema, **extra} if extra else schema
+
+    def _add_csrf_refusal(self, responses: dict[str, Any]) -> None:
+        """A browser session's unsafe request without its CSRF token: 403 ``csrf_failed``,
+        beside the operation's own 403 refusals if it has any."""
+        own = responses.get("403")
+        if own is None:
+            responses["403"] = self._shared_response("CsrfFailed", ("csrf_failed",))
+            return
+        content = own.get("content", {}).get(PROBLEM_CONTENT_TYPE) if isinstance(own, dict) else None
+        if content is None:
+            return
+        content.setdefault("examples", {})["CsrfFailed"] = {
+            "value": example_problem("csrf_failed"),
+            "summary": "csrf_failed",
+        }
+        own["description"] = (own.get("description", "") + "\n" + _describe(["csrf_failed"])).strip()
 
     def _shared_response(self, name: str, codes: tuple[str, ...]) -> dict[str, str]:
         problem = self.resolve_serializer(ProblemSerializer, "response").ref
@@ -231,3 +252,21 @@ def name_parameter_enums(result: dict[str, Any], generator: Any, request: Any, p
                 if name is not None:
                     parameter["schema"] = {"$ref": f"#/components/schemas/{name}"}
     return result
+
+
+class SessionScheme(OpenApiAuthenticationExtension):
+    """``core.authentication.SessionAuthentication``: the browser's session cookie."""
+
+    target_class = "core.authentication.SessionAuthentication"
+    name = "cookieAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {
+            "type": "apiKey",
+            "in": "cookie",
+            "name": settings.SESSION_COOKIE_NAME,
+            "description": (
+                "A browser's session from `POST /api/v1/session/`. Its unsafe requests send the session's "
+                "CSRF token as the `X-CSRFToken` header (`csrf_failed` without it)."
+            ),
+        }

@@ -46,6 +46,26 @@ class TokenCreateInput(serializers.Serializer):
         return attrs
 
 
+class SessionCreateInput(serializers.Serializer):
+    """A browser's password log-in (the web client's)."""
+
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+    remember = serializers.BooleanField(
+        default=False,
+        help_text="Keep the session for `SESSION_COOKIE_AGE` (two weeks); else it ends when the browser closes.",
+    )
+
+
+class SessionOutput(serializers.Serializer):
+    """The browser's session: its account, and the CSRF token its unsafe requests send."""
+
+    account = AccountOutput()
+    csrf_token = serializers.CharField(
+        help_text="Send it as the `X-CSRFToken` header on every POST, PUT, PATCH and DELETE of this session."
+    )
+
+
 class TokenOutput(serializers.Serializer):
     """A token as listed: never its secret."""
 

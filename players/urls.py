@@ -8,6 +8,7 @@ urlpatterns = [
     path("players/", views.PlayerCollectionApi.as_view(), name="player-list"),
     path("players/<str:username>/", views.PlayerDetailApi.as_view(), name="player-detail"),
     path("me/", views.MeApi.as_view(), name="me"),
+    path("session/", views.SessionApi.as_view(), name="session"),
     path("tokens/", views.TokenCollectionApi.as_view(), name="token-list"),
     path("tokens/<int:token_id>/", views.TokenDetailApi.as_view(), name="token-detail"),
 ]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from django.contrib.auth import login, logout
+from django.middleware.csrf import get_token
 from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
@@ -25,6 +27,8 @@ from players.serializers import (
     AccountOutput,
     PlayerOutput,
     PlayerRegisterInput,
+    SessionCreateInput,
+    SessionOutput,
     TokenCreatedOutput,
     TokenCreateInput,
     TokenOutput,
@@ -165,4 +169,71 @@ class TokenDetailApi(APIView):
                 CoreCode.NOT_FOUND, gettext("You have no active token %(token_id)s.") % {"token_id": token_id}
             )
         services.token_revoke(token=token)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _session(request: Request) -> dict[str, Any]:
+    return {"account": request.user, "csrf_token": get_token(request._request)}
+
+
+class SessionApi(APIView):
+    """The browser's credential: a session cookie (``HttpOnly``; ``Secure`` and
+    ``SameSite`` per docs/security.md) that scripts cannot read, with CSRF protection
+    on its unsafe requests. Bots and other programs use API tokens instead."""
+
+    throttle_scope = "login"
+
+    def get_permissions(self) -> list[BasePermission]:
+        return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        throttles = super().get_throttles()
+        return [*throttles, PasswordLoginThrottle()] if self.request.method == "POST" else throttles
+
+    @extend_schema(
+        operation_id="session_retrieve",
+        summary="This browser's session",
+        description="The signed-in account and the session's CSRF token (e.g. after a reload).",
+        tags=TAG,
+        responses={200: SessionOutput, **problem_responses("not_authenticated")},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(SessionOutput(_session(request)).data)
+
+    @extend_schema(
+        operation_id="session_create",
+        summary="Sign a browser in (a session cookie)",
+        description=(
+            "For browsers: checks `username` and `password` and answers with a session cookie "
+            "(`HttpOnly`, `SameSite`, `Secure` over HTTPS) and the CSRF token to send as `X-CSRFToken` "
+            "on the session's unsafe requests. With `remember` the session lasts two weeks, else until "
+            "the browser closes. Any earlier session of this browser ends. Programs use "
+            "`POST /api/v1/tokens/` instead.\n\n"
+            "Limits as for tokens: password attempts per address (`THROTTLE_LOGIN`) and the account's "
+            "log-in lock (`login_locked`)."
+        ),
+        tags=TAG,
+        request=SessionCreateInput,
+        responses={
+            200: SessionOutput,
+            **problem_responses("validation_error", "invalid_credentials", "login_locked", "rate_limited"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        credentials = validated(SessionCreateInput, request.data)
+        user = services.user_authenticate(username=credentials["username"], password=credentials["password"])
+        login(request._request, user)  # a new session key (and CSRF token): nothing carries over
+        request._request.session.set_expiry(None if credentials["remember"] else 0)
+        request.user = user
+        return Response(SessionOutput(_session(request)).data)
+
+    @extend_schema(
+        operation_id="session_destroy",
+        summary="Sign this browser out",
+        description="Ends the session on the server: its cookie no longer authenticates anything.",
+        tags=TAG,
+        responses={204: None, **problem_responses("csrf_failed")},
+    )
+    def delete(self, request: Request) -> Response:
+        logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)

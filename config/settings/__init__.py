@@ -56,7 +56,8 @@ hosts, apps, middleware, templates, static files - from the apps' folders with
 DEBUG on, the hashed, compressed copies ``collectstatic`` writes with DEBUG off),
 ``database``, ``accounts`` (log-in lock, tokens, passwords), ``redis`` (cache), ``celery`` (broker, beat,
 heartbeats), ``health``, ``live`` (long-poll and streams), ``api`` (DRF,
-drf-spectacular, proxies, body size), ``matchmaking`` (quick play's matcher), ``logging``.
+drf-spectacular, proxies, body size), ``matchmaking`` (quick play's matcher), ``security`` (HTTPS, cookies, password
+hashers, Content-Security-Policy: its own table of variables), ``logging``.
 """
 
 # The order above, not the alphabet's (no module redefines another's names).
@@ -70,5 +71,6 @@ from config.settings.health import *  # noqa: F403
 from config.settings.live import *  # noqa: F403
 from config.settings.api import *  # noqa: F403
 from config.settings.matchmaking import *  # noqa: F403
+from config.settings.security import *  # noqa: F403
 from config.settings.logging import *  # noqa: F403
 # isort: on

@@ -15,7 +15,7 @@ API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "players.authentication.ApiTokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        "core.authentication.SessionAuthentication",  # its CSRF refusal: csrf_failed
     ],
     # Closed by default: a view that anonymous callers may use says so itself.
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -64,7 +64,9 @@ SPECTACULAR_SETTINGS = {
         "Register with `POST /api/v1/players/`, then obtain an API token with "
         "`POST /api/v1/tokens/` (username, password and a name for the token). "
         "The token is shown once; send it as `Authorization: Bearer <token>`. "
-        "Browser sessions (`/api-auth/login/`) work too.\n\n"
+        "Browsers sign in with `POST /api/v1/session/` instead: an HttpOnly session cookie, "
+        "whose unsafe requests send the session's CSRF token as `X-CSRFToken` (`csrf_failed` "
+        "without it).\n\n"
         "## Errors\n"
         "Every error is an RFC 9457 problem document with media type "
         "`application/problem+json`: `type`, `title`, `status`, `detail` and a "

@@ -9,15 +9,17 @@
   profile of its own (fresh storage) and Chrome's network log on (for
   ``check_requests_against_contract``). ``make_browser(width=360, height=800)`` for more,
   or other sizes. Needs Debian's ``chromium`` and ``chromium-driver``: without them the
-  tests are skipped, saying why - under ``CI=true`` that is a failure.
+  tests are skipped, saying why - under ``CI=true`` that is a failure. After each test,
+  the browsers' consoles must show no Content-Security-Policy violation
+  (``tests/csp_console.py``): every page the web tests open is checked.
 * ``check_requests_against_contract(driver)``: every request the page made (Chrome's
   network log, kept across calls) went to the page's own origin, and each one under
   /api/ is an operation of openapi.yaml (method and path); answers the API requests
   made, as (method, path template) pairs.
 * ``save_shot(driver, name)``: the whole page as ``artifacts/web-<name>.png``.
 * ``sign_in(driver, server, username)``: registers ``username`` over HTTP and signs the
-  page in as it (the session the log-in form would store), without the form; answers
-  the API token. ``wait(driver)`` is a WebDriverWait of WAIT_SECONDS.
+  page in as it (the session cookie the log-in form would get), without the form;
+  answers an API token of the account. ``wait(driver)`` is a WebDriverWait of WAIT_SECONDS.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
+from tests.csp_console import csp_violations
 from tests.integration.serve import Serve
 from tests.integration.web import request
 from tests.moderation.test_admin_browser import CHROMIUM_FLAGS, _missing_browser
@@ -102,11 +105,15 @@ def make_browser(tmp_path: Path) -> Iterator[Callable[..., Any]]:
         drivers.append(driver)
         return driver
 
+    violations: list[str] = []
     try:
         yield make
+        for driver in drivers:  # every page the test opened kept the Content-Security-Policy
+            violations.extend(csp_violations(driver))
     finally:
         for driver in drivers:
             driver.quit()
+    assert not violations, "Content-Security-Policy violations in the console:\n" + "\n".join(violations)
 
 
 @pytest.fixture
@@ -217,21 +224,28 @@ def save_shot(driver: Any, name: str) -> Path:
 
 
 def sign_in(driver: Any, server: Any, username: str, *, password: str = PASSWORD, remember: bool = True) -> str:
-    """Register ``username`` and sign the page in as it, as the log-in form does (the
-    session in localStorage, or sessionStorage with ``remember=False``); the page is
-    then on the lobby. Answers the token."""
+    """Register ``username`` and sign the page in as it, as the log-in form does (POST
+    /api/v1/session/ from the page: the HttpOnly session cookie, and the account - no
+    secret - in localStorage, or sessionStorage with ``remember=False``); the page is
+    then on the lobby. Answers an API token of the account, for the test's own calls."""
     port = server.port
     status, body = request(port, "POST", "/api/v1/players/", {"username": username, "password": password})
     assert status == 201, (status, body)
     status, token = request(
-        port, "POST", "/api/v1/tokens/", {"username": username, "password": password, "name": "Web client - test"}
+        port, "POST", "/api/v1/tokens/", {"username": username, "password": password, "name": "test"}
     )
     assert status == 201, (status, token)
-    status, account = request(port, "GET", "/api/v1/me/", token=token["token"])
-    assert status == 200, (status, account)
-    session = {"token": token["token"], "tokenId": token["id"], "account": account, "remember": remember}
     if not driver.current_url.startswith(base_url(server)):
         driver.get(base_url(server) + "/login/")
+    status, signed_in = driver.execute_async_script(
+        """const [body, done] = arguments;
+        fetch("/api/v1/session/", {method: "POST", credentials: "same-origin", body,
+            headers: {"Content-Type": "application/json", Accept: "application/json"}})
+          .then(async (r) => done([r.status, await r.json()]), (e) => done([0, String(e)]));""",
+        json.dumps({"username": username, "password": password, "remember": remember}),
+    )
+    assert status == 200, (status, signed_in)
+    session = {"account": signed_in["account"], "remember": remember}
     store = "localStorage" if remember else "sessionStorage"
     driver.execute_script(f"window.{store}.setItem('cf.session', arguments[0]);", json.dumps(session))
     driver.get(base_url(server) + "/")

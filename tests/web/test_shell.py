@@ -8,8 +8,9 @@ accounts and the lobby in a real browser.
 * The contract: js/api.js's OPERATIONS are operations of openapi.yaml, and no other
   module sends a request; in the browser tests, every request the page made is one
   (``check_requests_against_contract``).
-* In headless Chromium against ``manage.py serve``: register, log out (the token is
-  revoked), log in with and without "remember me"; create a table with every setting,
+* In headless Chromium against ``manage.py serve``: register, log out (the session
+  ends on the server), log in with and without "remember me" (the HttpOnly cookie's
+  lifetime), an old stored token revoked and forgotten; create a table with every setting,
   seat a bot, start it; "my games" follows the account stream without a reload; the
   lobby on a 360 px phone, by keyboard. Screenshots: artifacts/web-lobby.png,
   artifacts/web-phone-lobby.png.
@@ -82,8 +83,9 @@ def test_the_operations_of_api_js_are_operations_of_the_contract() -> None:
     # the accounts and lobby ones, at least
     for needed in [
         ("POST", "/api/v1/players/"),
-        ("POST", "/api/v1/tokens/"),
-        ("DELETE", "/api/v1/tokens/{token_id}/"),
+        ("POST", "/api/v1/session/"),
+        ("DELETE", "/api/v1/session/"),
+        ("DELETE", "/api/v1/tokens/{token_id}/"),  # an earlier version's stored token, revoked
         ("GET", "/api/v1/me/stream/"),
         ("GET", "/api/v1/games/"),
         ("POST", "/api/v1/games/{game_id}/bots/"),
@@ -324,23 +326,25 @@ def test_register_log_out_and_log_in_with_and_without_remember_me(embedded: Serv
     assert "password" in alert_text(browser).lower()
     assert css(browser, "#alerts [data-testid=alert]").get_attribute("data-code") == "validation_error"
 
-    # Registered and signed in, not remembered: this tab only.
+    # Registered and signed in, not remembered: a cookie that ends with the browser, and
+    # nothing secret where a script could read it.
     fill(browser, {"register-password": PASSWORD, "register-password2": PASSWORD, "register-remember": False})
     by_id(browser, "register-submit").click()
     assert shown(browser, "[data-testid=account-name]").text == "carol"
     assert browser.current_url == base + "/"
     stored = stored_session(browser)
-    assert stored["local"] is None and stored["session"]["account"]["username"] == "carol"
-    first_token = stored["session"]["token"]
-    status, tokens = request(embedded.port, "GET", "/api/v1/tokens/", token=first_token)
-    assert status == 200 and [t["name"] for t in tokens["results"]] == ["Web client - Chrome on Linux"]
+    assert stored["local"] is None and stored["session"] == {"account": stored["session"]["account"], "remember": False}
+    assert stored["session"]["account"]["username"] == "carol"
+    first = session_cookie(browser)
+    assert first["httpOnly"] and first["sameSite"] == "Lax" and "expiry" not in first
+    assert browser.execute_script("return document.cookie").find("sessionid") == -1
+    assert cookie_me(embedded.port, first["value"]) == (200, "carol")
 
-    # Log out: the token is revoked on the server, and forgotten here.
+    # Log out: the session ends on the server, and is forgotten here.
     by_id(browser, "logout-button").click()
     shown(browser, "[data-testid=login-link]")
     assert stored_session(browser) == {"local": None, "session": None}
-    status, problem = request(embedded.port, "GET", "/api/v1/me/", token=first_token)
-    assert (status, problem["code"]) == (401, "authentication_failed")
+    assert cookie_me(embedded.port, first["value"])[0] == 401
 
     # A wrong password: the problem's detail.
     css(browser, "[data-testid=login-link]").click()
@@ -351,29 +355,82 @@ def test_register_log_out_and_log_in_with_and_without_remember_me(embedded: Serv
     assert css(browser, "#alerts [data-testid=alert]").get_attribute("data-code") == "invalid_credentials"
     assert browser.current_url == base + "/login/"
 
-    # Remembered: in localStorage, so a reload (or a new tab) keeps it.
+    # Remembered: a cookie for two weeks, and a reload (or a new tab) keeps the page signed in.
     fill(browser, {"login-password": PASSWORD, "login-remember": True})
     by_id(browser, "login-submit").click()
     shown(browser, "[data-testid=account-name]")
     stored = stored_session(browser)
-    assert (
-        stored["session"] is None and stored["local"]["account"]["username"] == "carol" and stored["local"]["remember"]
-    )
+    assert stored["session"] is None and stored["local"] == {"account": stored["local"]["account"], "remember": True}
+    second = session_cookie(browser)
+    assert second["value"] != first["value"] and 13 * 86400 < second["expiry"] - time.time() <= 14 * 86400
     browser.refresh()
     assert shown(browser, "[data-testid=account-name]").text == "carol"
     shown(browser, "#my-games")
-    second_token = stored["local"]["token"]
-    assert request(embedded.port, "GET", "/api/v1/me/", token=second_token)[0] == 200
+    assert cookie_me(embedded.port, second["value"]) == (200, "carol")
 
-    # A token revoked elsewhere: the page notices at its next request and signs out.
-    status, _ = request(embedded.port, "DELETE", f"/api/v1/tokens/{stored['local']['tokenId']}/", token=second_token)
+    # Unsafe requests after the reload carry the session's CSRF token (asked for again).
+    fill(browser, {"create-players": "2"})
+    by_id(browser, "create-submit").click()
+    shown(browser, "#my-games [data-testid=game-card]")
+
+    # A session ended elsewhere: the page notices at its next request and signs out.
+    status, _ = request(
+        embedded.port,
+        "DELETE",
+        "/api/v1/session/",
+        headers=cookie_headers(second["value"], csrf_of(embedded.port, second["value"])),
+    )
     assert status == 204
     browser.get(base + "/")
     shown(browser, "[data-testid=login-link]")
     assert stored_session(browser) == {"local": None, "session": None}
 
     made = check_requests_against_contract(browser)
-    assert {("POST", "/api/v1/players/"), ("POST", "/api/v1/tokens/"), ("DELETE", "/api/v1/tokens/{token_id}/")} <= made
+    assert {("POST", "/api/v1/players/"), ("POST", "/api/v1/session/"), ("DELETE", "/api/v1/session/")} <= made
+    assert ("POST", "/api/v1/tokens/") not in made
+
+
+@browser_test
+def test_a_token_stored_by_an_earlier_version_is_revoked_and_forgotten(embedded: Serve, browser: Any) -> None:
+    base = base_url(embedded)
+    status, _ = request(embedded.port, "POST", "/api/v1/players/", {"username": "olga", "password": PASSWORD})
+    assert status == 201
+    status, token = request(
+        embedded.port, "POST", "/api/v1/tokens/", {"username": "olga", "password": PASSWORD, "name": "Web client"}
+    )
+    assert status == 201
+    status, account = request(embedded.port, "GET", "/api/v1/me/", token=token["token"])
+    browser.get(base + "/login/")
+    old = {"token": token["token"], "tokenId": token["id"], "account": account, "remember": True}
+    browser.execute_script("localStorage.setItem('cf.session', arguments[0]);", json.dumps(old))
+    browser.get(base + "/")
+    shown(browser, "[data-testid=login-link]")
+    wait(browser).until(lambda d: request(embedded.port, "GET", "/api/v1/me/", token=token["token"])[0] == 401)
+    assert stored_session(browser) == {"local": None, "session": None}
+
+
+def session_cookie(driver: Any) -> dict[str, Any]:
+    cookie = driver.get_cookie("sessionid")
+    assert cookie, "no session cookie"
+    return dict(cookie)
+
+
+def cookie_headers(session: str, csrf: str | None = None) -> dict[str, str]:
+    headers = {"Cookie": f"sessionid={session}" + (f"; csrftoken={csrf}" if csrf else "")}
+    if csrf:
+        headers["X-CSRFToken"] = csrf
+    return headers
+
+
+def csrf_of(port: int, session: str) -> str:
+    status, body = request(port, "GET", "/api/v1/session/", headers=cookie_headers(session))
+    assert status == 200, (status, body)
+    return str(body["csrf_token"])
+
+
+def cookie_me(port: int, session: str) -> tuple[int, str | None]:
+    status, body = request(port, "GET", "/api/v1/me/", headers=cookie_headers(session))
+    return status, body.get("username") if status == 200 else None
 
 
 def card_selector(game_id: int, where: str = "#my-games") -> str:

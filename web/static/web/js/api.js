@@ -11,18 +11,26 @@
 // problem's stable `code` (`network_error` when the server cannot be reached) and
 // `.problem` the whole problem document.
 //
-// The session: the API token (POST /tokens/) with its id and the account, in
-// localStorage ("remember me": survives closing the browser) or sessionStorage
-// (this tab only), under the key "cf.session". `session()` reads it; a change
-// (log-in, log-out, a token the server no longer accepts) is announced with a
-// "cf:session" event on window.
+// The session: the browser signs in with POST /session/, and its credential is the
+// session cookie - HttpOnly, so no script (this page's or an injected one) can read
+// it; "remember me" is the cookie's lifetime (two weeks, or until the browser
+// closes). Unsafe requests send the session's CSRF token (X-CSRFToken), kept in
+// memory only and fetched again (GET /session/) after a reload. What is stored is
+// only the account, no secret: {account, remember} in localStorage ("remember me")
+// or sessionStorage, under the key "cf.session", so the page draws signed in at
+// once; the server's 401 signs it out. `session()` reads it; a change (log-in,
+// log-out, a session the server no longer accepts) is announced with a
+// "cf:session" event on window. Stored API tokens of earlier versions are revoked
+// and forgotten on load (forgetOldTokens).
 
 export const API_ROOT = "/api/v1";
 
 // [method, path template] of every operation the client uses.
 export const OPERATIONS = [
   ["POST", "/api/v1/players/"],
-  ["POST", "/api/v1/tokens/"],
+  ["GET", "/api/v1/session/"],
+  ["POST", "/api/v1/session/"],
+  ["DELETE", "/api/v1/session/"],
   ["DELETE", "/api/v1/tokens/{token_id}/"],
   ["GET", "/api/v1/me/"],
   ["GET", "/api/v1/me/stream/"],
@@ -114,7 +122,7 @@ function stores() {
 
 let memorySession = null;
 
-/** {token, tokenId, account, remember} or null. */
+/** {account, remember} or null. */
 export function session() {
   for (const store of stores()) {
     try {
@@ -154,43 +162,59 @@ function saveSession(value) {
   window.dispatchEvent(new CustomEvent("cf:session", { detail: value ? value.account : null }));
 }
 
-/** Forget the session here (the server's token is left alone: see logout()). */
+/** Forget the session here (the server's session is left alone: see logout()). */
 export function forgetSession() {
+  csrfToken = null;
   saveSession(null);
 }
 
-/** The headers that authenticate a request: {Authorization} or {}. */
-export function authHeaders() {
-  const current = session();
-  return current && current.token ? { Authorization: `Bearer ${current.token}` } : {};
+// The session's CSRF token (GET or POST /session/), in memory only.
+let csrfToken = null;
+const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** The CSRF token of the signed-in session (asked for once after a reload), or null. */
+async function csrfFor(method, always = false) {
+  if (!UNSAFE.has(method) || !(always || session())) return null;
+  if (!csrfToken) {
+    const response = await send("GET", `${API_ROOT}/session/`, { csrf: false });
+    if (response.ok) csrfToken = (await response.json()).csrf_token;
+  }
+  return csrfToken;
 }
+
+/** Earlier versions kept an API token in storage: revoke it on the server, then forget it. */
+async function forgetOldTokens() {
+  for (const store of stores()) {
+    let old = null;
+    try {
+      old = JSON.parse(store.getItem(SESSION_KEY) || "null");
+    } catch {
+      old = null;
+    }
+    if (!old || !old.token) continue;
+    try {
+      store.removeItem(SESSION_KEY);
+    } catch {
+      // ignored
+    }
+    if (old.tokenId !== undefined) {
+      try {
+        await send("DELETE", `${API_ROOT}/tokens/${encodeURIComponent(old.tokenId)}/`, {
+          headers: { Authorization: `Bearer ${old.token}` },
+          csrf: false,
+        });
+      } catch {
+        // offline: the token stays valid until it is revoked from another client
+      }
+    }
+    window.dispatchEvent(new CustomEvent("cf:session", { detail: null }));
+  }
+}
+forgetOldTokens();
 
 /** The URL of a stream (same origin). */
 export function streamUrl(path) {
   return path.startsWith("/") ? path : `${API_ROOT}/${path}`;
-}
-
-/** "Web client - Chrome on Linux": the name the token is listed under. */
-export function browserName() {
-  const ua = navigator.userAgent || "";
-  const brands = [
-    ["Edge", /Edg\//],
-    ["Opera", /OPR\//],
-    ["Firefox", /Firefox\//],
-    ["Chrome", /Chrom(e|ium)\//],
-    ["Safari", /Safari\//],
-  ];
-  const systems = [
-    ["Android", /Android/],
-    ["iOS", /iPhone|iPad|iPod/],
-    ["Windows", /Windows/],
-    ["macOS", /Mac OS X|Macintosh/],
-    ["ChromeOS", /CrOS/],
-    ["Linux", /Linux/],
-  ];
-  const browser = (brands.find(([, re]) => re.test(ua)) || ["a browser"])[0];
-  const system = (systems.find(([, re]) => re.test(ua)) || [null])[0];
-  return `Web client - ${browser}${system ? ` on ${system}` : ""}`.slice(0, 64);
 }
 
 // --- requests ----------------------------------------------------------------------
@@ -217,19 +241,20 @@ function networkProblem(error) {
 }
 
 /** Send one request of OPERATIONS; answers the response, unread. */
-async function send(method, path, { body, headers = {}, auth = true, signal } = {}) {
+async function send(method, path, { body, headers = {}, csrf = true, csrfAlways = false, signal } = {}) {
   if (!operationFor(method, path)) {
     throw new Error(`${method} ${path} is not an operation the client may use (api.js OPERATIONS)`);
   }
   const sent = { Accept: "application/json", ...headers };
-  if (auth) Object.assign(sent, authHeaders());
+  const token = csrf ? await csrfFor(method, csrfAlways) : null;
+  if (token) sent["X-CSRFToken"] = token;
   if (body !== undefined) sent["Content-Type"] = "application/json";
   try {
     return await fetch(path, {
       method,
       headers: sent,
       body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: "omit", // the token is the credential; never the admin's session cookie
+      credentials: "same-origin", // the session cookie is the credential
       cache: "no-store",
       signal,
     });
@@ -256,14 +281,23 @@ async function failure(response, authenticated) {
     };
   }
   if (response.status === 401 && authenticated && session()) {
-    forgetSession(); // revoked elsewhere, or the account suspended: signed out here too
+    forgetSession(); // signed out elsewhere, expired, or the account suspended: signed out here too
   }
+  if (problem.code === "csrf_failed") csrfToken = null; // asked for again by the next request
   return new ApiError({ status: response.status, ...problem });
 }
 
 async function call(method, path, options = {}) {
   const authenticated = options.auth !== false && Boolean(session());
-  const response = await send(method, path, options);
+  let response = await send(method, path, options);
+  if (response.status === 403 && UNSAFE.has(method)) {
+    const refused = await response.clone().json().catch(() => null);
+    if (refused && refused.code === "csrf_failed") {
+      // e.g. rotated by a log-in in another tab, or a session this page did not know of: once more
+      csrfToken = null;
+      response = await send(method, path, { ...options, csrfAlways: true });
+    }
+  }
   if (!response.ok) throw await failure(response, authenticated);
   if (response.status === 204) return null;
   const text = await response.text();
@@ -295,37 +329,25 @@ export function register(username, password) {
   return call("POST", `${API_ROOT}/players/`, { body: { username, password }, auth: false });
 }
 
-/** POST /tokens/ then GET /me/: signs in, keeping the token where `remember` says. */
+/** POST /session/: signs in (the session cookie), remembered for two weeks or until the browser closes. */
 export async function login(username, password, remember = false) {
-  const token = await call("POST", `${API_ROOT}/tokens/`, {
-    body: { username, password, name: browserName() },
+  const signedIn = await call("POST", `${API_ROOT}/session/`, {
+    body: { username, password, remember: Boolean(remember) },
     auth: false,
   });
-  const response = await fetchMe(token.token);
-  saveSession({ token: token.token, tokenId: token.id, account: response, remember: Boolean(remember) });
-  return response;
+  saveSession({ account: signedIn.account, remember: Boolean(remember) });
+  csrfToken = signedIn.csrf_token;
+  return signedIn.account;
 }
 
-async function fetchMe(token) {
-  const response = await send("GET", `${API_ROOT}/me/`, {
-    auth: false,
-    headers: { Authorization: `Bearer ${token}` },
-  });
-  if (!response.ok) throw await failure(response, false);
-  return response.json();
-}
-
-/** DELETE /tokens/{id}/: revokes this browser's token, then forgets it (even if the server is away). */
+/** DELETE /session/: ends the session on the server, then forgets it here (even if the server is away). */
 export async function logout() {
-  const current = session();
   try {
-    if (current && current.tokenId !== undefined) {
-      await call("DELETE", `${API_ROOT}/tokens/${encodeURIComponent(current.tokenId)}/`);
-    }
+    if (session()) await call("DELETE", `${API_ROOT}/session/`);
   } catch (error) {
     if (!(error instanceof ApiError) || error.status !== 401) {
       forgetSession();
-      throw error; // e.g. offline: signed out here, the token may still be valid
+      throw error; // e.g. offline: signed out here; the session ends when its cookie expires
     }
   } finally {
     forgetSession();

@@ -1,0 +1,95 @@
+"""The browser's session log-in (``/api/v1/session/``): an HttpOnly cookie scripts
+cannot read, CSRF on its unsafe requests, "remember me" as its lifetime, sign-out
+ending it on the server; refusals are problem documents of the contract."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from players.models import User
+from tests.api.games_helpers import ok, refused
+from tests.conftest import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+SESSION = "/api/v1/session/"
+ME = "/api/v1/me/"
+
+
+def browser() -> APIClient:
+    return APIClient(enforce_csrf_checks=True)
+
+
+def sign_in(client: APIClient, username: str = "alice", remember: bool = False) -> dict[str, Any]:
+    return ok(client.post(SESSION, {"username": username, "password": PASSWORD, "remember": remember}))
+
+
+def test_a_browser_signs_in_with_an_httponly_cookie_and_a_csrf_token(make_player: Any) -> None:
+    make_player("alice")
+    client = browser()
+    body = sign_in(client, remember=True)
+    assert body["account"]["username"] == "alice" and body["csrf_token"]
+    cookie = client.cookies["sessionid"]
+    assert cookie["httponly"] and cookie["samesite"] == "Lax"
+    assert int(cookie["max-age"]) == 14 * 24 * 3600  # remembered: two weeks
+    assert ok(client.get(ME))["username"] == "alice"
+    assert ok(client.get(SESSION))["account"]["username"] == "alice"
+
+
+def test_without_remember_me_the_cookie_ends_with_the_browser(make_player: Any) -> None:
+    make_player("alice")
+    client = browser()
+    sign_in(client, remember=False)
+    cookie = client.cookies["sessionid"]
+    assert cookie["max-age"] == "" and cookie["expires"] == ""  # a browser-session cookie
+
+
+def test_unsafe_requests_of_a_session_need_its_csrf_token(make_player: Any) -> None:
+    make_player("alice")
+    client = browser()
+    token = sign_in(client)["csrf_token"]
+    refused(client.post("/api/v1/games/", {"set_max": 6, "players": 2}, format="json"), 403, "csrf_failed")
+    created = client.post("/api/v1/games/", {"set_max": 6, "players": 2}, format="json", HTTP_X_CSRFTOKEN=token)
+    assert created.status_code == 201, created.content
+
+
+def test_signing_out_ends_the_session_on_the_server(make_player: Any) -> None:
+    make_player("alice")
+    client = browser()
+    token = sign_in(client)["csrf_token"]
+    stolen = client.cookies["sessionid"].value
+    refused(client.delete(SESSION), 403, "csrf_failed")  # no CSRF token: not even sign-out
+    assert client.delete(SESSION, HTTP_X_CSRFTOKEN=token).status_code == 204
+    replay = browser()
+    replay.cookies["sessionid"] = stolen  # the old cookie, kept by someone
+    refused(replay.get(ME), 401, "not_authenticated")
+
+
+def test_a_new_sign_in_gets_a_new_session_key(make_player: Any) -> None:
+    make_player("alice")
+    client = browser()
+    client.cookies["sessionid"] = "planted-by-someone-else"
+    sign_in(client)
+    assert client.cookies["sessionid"].value != "planted-by-someone-else"
+
+
+def test_refusals_are_the_token_endpoints(make_player: Any) -> None:
+    make_player("alice")
+    refused(browser().post(SESSION, {"username": "alice"}), 400, "validation_error")
+    refused(browser().post(SESSION, {"username": "alice", "password": "wrong"}), 401, "invalid_credentials")
+    refused(browser().get(SESSION), 401, "not_authenticated")
+    for _ in range(4):
+        browser().post(SESSION, {"username": "alice", "password": "wrong"})
+    refused(browser().post(SESSION, {"username": "alice", "password": PASSWORD}), 429, "login_locked")
+
+
+def test_a_suspended_account_cannot_sign_in_and_its_session_stops_working(make_player: Any) -> None:
+    alice = make_player("alice")
+    client = browser()
+    sign_in(client)
+    User.objects.filter(pk=alice.pk).update(is_active=False)
+    refused(client.get(ME), 401, "not_authenticated")
+    refused(browser().post(SESSION, {"username": "alice", "password": PASSWORD}), 401, "invalid_credentials")
