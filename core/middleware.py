@@ -20,7 +20,6 @@ from collections.abc import Callable
 from django.conf import settings
 from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
-from rest_framework.renderers import BrowsableAPIRenderer
 
 from core.problems import PROBLEM_CONTENT_TYPE, Problem, problem_json_response
 
@@ -91,7 +90,7 @@ class ApiProblems:
         except DisallowedHost:
             return problem_json_response(Problem.of("bad_request", "This server does not answer for that host."))
         response = self.get_response(request)
-        if response.status_code >= 400 and not _is_json(response) and not _browsable(response):
+        if response.status_code >= 400 and not _is_json(response):
             code = STATUS_CODES.get(
                 response.status_code, "server_error" if response.status_code >= 500 else "bad_request"
             )
@@ -110,11 +109,6 @@ def _too_large() -> HttpResponse:
             f"The request body is over the limit of {settings.API_MAX_BODY_BYTES} bytes.",
         )
     )
-
-
-def _browsable(response: HttpResponse) -> bool:
-    """DRF's browsable API, which a person asked for with Accept: text/html."""
-    return isinstance(getattr(response, "accepted_renderer", None), BrowsableAPIRenderer)
 
 
 def _is_json(response: HttpResponse) -> bool:

@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from core.errors import CoreCode
 from core.inputs import validated
+from core.pagination import PageQueryInput
 from core.schema import problem_responses
 from core.throttling import ScopedRateThrottle
 from games import output, selectors, services
@@ -49,18 +50,7 @@ IDEMPOTENCY_KEY = OpenApiParameter(
     "(status 200, header Idempotent-Replayed: true) instead of moving twice.",
 )
 
-PAGE_PARAMETERS = [
-    OpenApiParameter(
-        "limit", int, OpenApiParameter.QUERY, required=False, description="Number of results to return per page."
-    ),
-    OpenApiParameter(
-        "offset",
-        int,
-        OpenApiParameter.QUERY,
-        required=False,
-        description="The initial index from which to return the results.",
-    ),
-]
+PAGE_PARAMETERS = [PageQueryInput]  # limit and offset, with the bounds core.pagination enforces
 
 
 # A GenericAPIView for its paginator: the list answers {count, next, previous, results}.

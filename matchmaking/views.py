@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.inputs import validated
+from core.pagination import PageQueryInput
 from core.schema import problem_responses
 from matchmaking import selectors, services
 from matchmaking.presets import PRESETS
@@ -25,10 +26,7 @@ from matchmaking.serializers import (
 from players.authentication import request_account
 
 # Named here: drf-spectacular does not infer them when error responses are declared too.
-PAGE_PARAMETERS = [
-    OpenApiParameter("limit", int, OpenApiParameter.QUERY, required=False, description="Results per page."),
-    OpenApiParameter("offset", int, OpenApiParameter.QUERY, required=False, description="Results to skip."),
-]
+PAGE_PARAMETERS = [PageQueryInput]  # limit and offset, with the bounds core.pagination enforces
 
 
 class SeekListCreateApi(GenericAPIView):

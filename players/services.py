@@ -52,18 +52,20 @@ def user_register(*, username: str, password: str, is_bot: bool = False) -> User
     return user
 
 
-def user_authenticate(*, username: str, password: str) -> User:
+def user_authenticate(*, username: str, password: str, address: str | None = None) -> User:
     """The active user with these credentials, or ``invalid_credentials``; while the
-    account's password log-in is locked (``players.login``), ``login_locked``."""
+    account's password log-in from ``address`` (the client's) is locked
+    (``players.login``), ``login_locked``."""
     account = login.account_for(username)
-    if account is not None and (wait := login.locked_for(account)):
+    if account is not None and (wait := login.locked_for(account, address=address)):
         raise PlayerError(
             PlayerCode.LOGIN_LOCKED,
             f"Too many wrong passwords: password log-in to this account is locked for "
             f"{math.ceil(wait)} s. Its API tokens keep working.",
             retry_after=math.ceil(wait),
         )
-    user = authenticate(username=username, password=password)  # counts the failure (players.login)
+    # Counts the failure (players.login), for the address given.
+    user = authenticate(username=username, password=password, address=address)
     if user is None:
         raise PlayerError(PlayerCode.INVALID_CREDENTIALS, "Wrong username or password.")
     return user

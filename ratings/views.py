@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from core.errors import CoreCode
 from core.inputs import validated
+from core.pagination import PageQueryInput
 from core.schema import problem_responses
 from players import selectors as player_selectors
 from ratings import selectors
@@ -21,18 +22,7 @@ from ratings.errors import RatingError
 from ratings.serializers import LeaderboardEntryOutput, LeaderboardQueryInput, PlayerRatingsOutput
 
 TAG = ["ratings"]
-PAGE_PARAMETERS = [
-    OpenApiParameter(
-        "limit", int, OpenApiParameter.QUERY, required=False, description="Number of results to return per page."
-    ),
-    OpenApiParameter(
-        "offset",
-        int,
-        OpenApiParameter.QUERY,
-        required=False,
-        description="The initial index from which to return the results.",
-    ),
-]
+PAGE_PARAMETERS = [PageQueryInput]  # limit and offset, with the bounds core.pagination enforces
 
 
 # A GenericAPIView for its paginator: the page answers {count, next, previous, results}.
