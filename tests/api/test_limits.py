@@ -18,6 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.contrib.auth import authenticate
 from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -87,7 +88,8 @@ def test_wrong_passwords_lock_password_log_in_but_not_the_accounts_tokens(make_p
     assert 55 <= wait <= 60
     assert_rate_limited(login_attempt(api_client, "ALICE", PASSWORD), "login_locked")  # usernames ignore case
     assert ok(her_bot.get("/api/v1/me/"))["username"] == "alice"
-    assert not APIClient().login(username="alice", password=PASSWORD)  # the browsable API's / admin's log-in too
+    # A session's or the admin's log-in from the same address is locked too (another address is not).
+    assert authenticate(None, username="alice", password=PASSWORD, address="127.0.0.1") is None
 
     here = LoginAddress.objects.filter(account=alice, address="127.0.0.1")
     here.update(locked_until=timezone.now() - timedelta(seconds=1))  # time passes
