@@ -112,6 +112,12 @@ class SetupInput(serializers.Serializer):
 
 
 class GameCreateInput(serializers.Serializer):
+    # The rule games.services.lobby enforces, stated in the schema: a rated game has no
+    # fixed seed and no set-up (those make a practice game).
+    schema_extra = {
+        "if": {"properties": {"rated": {"const": True}}, "required": ["rated"]},
+        "then": {"properties": {"seed": {"type": "null"}, "setup": {"type": "null"}}},
+    }
     ruleset = RulesetInput(required=False)
     turn_time_limit = serializers.IntegerField(
         min_value=5,

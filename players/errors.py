@@ -13,6 +13,7 @@ class PlayerCode(StrEnum):
     INVALID_CREDENTIALS = "invalid_credentials"
     LOGIN_LOCKED = "login_locked"
     TOO_MANY_TOKENS = "too_many_tokens"
+    WEAK_PASSWORD = "weak_password"
 
 
 register_enum(
@@ -33,6 +34,12 @@ register_enum(
             "Too many wrong passwords for this account: password log-in is locked for `retry_after` "
             "seconds (the lock grows with each further failure). API tokens keep working.",
             "Password log-in locked",
+        ),
+        PlayerCode.WEAK_PASSWORD: (
+            422,
+            "The password keeps to the stated rule but is refused all the same: a commonly used "
+            "password, or one too like the username (`errors.password` says which).",
+            "Weak password",
         ),
         PlayerCode.TOO_MANY_TOKENS: (
             409,

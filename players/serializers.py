@@ -22,7 +22,7 @@ class PlayerRegisterInput(serializers.Serializer):
         trim_whitespace=False,
         validators=[RegexValidator(r"^[^\x00]*[^\d\x00][^\x00]*$", message=_("This password is entirely numeric."))],
         help_text="8 to 128 characters, not all digits; a commonly used password, or one too like the "
-        "username, is refused too (`validation_error` on `password`).",
+        "username, is refused too (`weak_password`, 422).",
     )
 
 

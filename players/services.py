@@ -34,12 +34,22 @@ class IssuedToken:
     secret: str
 
 
+#: Django's password validators' codes for the rules a schema cannot state.
+UNSTATED_PASSWORD_RULES = {"password_too_common", "password_too_similar"}
+
+
 def user_register(*, username: str, password: str, is_bot: bool = False) -> User:
     """Create an account.  The password must pass Django's validators."""
     user = User(username=username, is_bot=is_bot)
     try:
         validate_password(password, user=user)
     except ValidationError as error:
+        # What the contract cannot state (a list of common passwords, likeness to the
+        # username) is weak_password (422); what it states is a validation_error.
+        if {e.code for e in error.error_list} <= UNSTATED_PASSWORD_RULES:
+            raise PlayerError(
+                PlayerCode.WEAK_PASSWORD, " ".join(error.messages), errors={"password": error.messages}
+            ) from error
         raise ValidationError({"password": error.messages}) from error
     if User.objects.filter(username__iexact=username).exists():
         raise PlayerError(PlayerCode.USERNAME_TAKEN, f"The username {username!r} is taken.")

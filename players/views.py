@@ -62,7 +62,7 @@ class PlayerCollectionApi(APIView):
         description="New accounts are limited per address (`THROTTLE_REGISTER`, 10 an hour by default).",
         tags=TAG,
         request=PlayerRegisterInput,
-        responses={201: AccountOutput, **problem_responses("validation_error", "username_taken")},
+        responses={201: AccountOutput, **problem_responses("validation_error", "username_taken", "weak_password")},
     )
     def post(self, request: Request) -> Response:
         user = services.user_register(**validated(PlayerRegisterInput, request.data))

@@ -120,3 +120,10 @@ def test_an_invitee_twice_is_against_the_contract(people):
     body = {"invitees": [bob.username, bob.username]}
     refused(client.post("/api/v1/challenges/", body, format="json"), 400, "validation_error")
     assert not Challenge.objects.exists()
+
+
+def test_a_bad_last_event_id_query_is_refused_beside_a_good_header(make_table, api_client):
+    table = make_table()
+    response = api_client.get(f"{table.url}stream/?last_event_id=%C3%AE", HTTP_LAST_EVENT_ID="1")
+    problem = refused(response, 400, "validation_error")
+    assert set(problem["errors"]) == {"last_event_id"}
