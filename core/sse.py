@@ -60,16 +60,17 @@ def last_event_id(request: Request, *, maximum: int) -> int | None:
     first connect. Ids are whole numbers up to ``maximum``: anything else is refused."""
     header, query = request.headers.get("Last-Event-ID"), request.query_params.get("last_event_id")
     for name, value in (("Last-Event-ID", header), ("last_event_id", query)):
-        # Each one sent is checked (the header wins), ASCII digits only: str.isdigit()
-        # also accepts "²" or "١٢", which int() refuses.
-        if value not in (None, "") and (not re.fullmatch(r"[0-9]{1,10}", str(value)) or int(value) > maximum):
+        # Each one sent is checked (the header wins), empty included (EventSource sends
+        # none rather than an empty one), ASCII digits only: str.isdigit() also accepts
+        # "²" or "١٢", which int() refuses.
+        if value is not None and (not re.fullmatch(r"[0-9]{1,10}", str(value)) or int(value) > maximum):
             raise ApiError(
                 "Last-Event-ID must be an event seq (a whole number).",
                 code=CoreCode.VALIDATION_ERROR,
                 extra={"errors": {name: ["not an event seq"]}},
             )
-    raw = header or query
-    return None if raw in (None, "") else int(raw)
+    raw = header if header is not None else query
+    return None if raw is None else int(raw)
 
 
 def stream_response(events: AsyncIterator[str]) -> StreamingHttpResponse:

@@ -122,6 +122,12 @@ def test_an_invitee_twice_is_against_the_contract(people):
     assert not Challenge.objects.exists()
 
 
+def test_an_empty_last_event_id_is_no_seq(make_table, api_client):
+    table = make_table()
+    refused(api_client.get(f"{table.url}stream/", HTTP_LAST_EVENT_ID=""), 400, "validation_error")
+    refused(api_client.get(f"{table.url}stream/?last_event_id="), 400, "validation_error")
+
+
 def test_a_bad_last_event_id_query_is_refused_beside_a_good_header(make_table, api_client):
     table = make_table()
     response = api_client.get(f"{table.url}stream/?last_event_id=%C3%AE", HTTP_LAST_EVENT_ID="1")
