@@ -32,10 +32,10 @@ class ChallengeCode(StrEnum):
 
 CHALLENGE_CODES: dict[str, tuple[int, StrOrPromise]] = {
     ChallengeCode.ACCOUNT_SUSPENDED: (409, _("That account is suspended: it cannot be challenged.")),
-    ChallengeCode.CHALLENGE_YOURSELF: (400, _("You cannot invite yourself: you take seat 0 of the table anyway.")),
-    ChallengeCode.DUPLICATE_INVITEE: (400, _("The same account is invited more than once.")),
+    ChallengeCode.CHALLENGE_YOURSELF: (422, _("You cannot invite yourself: you take seat 0 of the table anyway.")),
+    ChallengeCode.DUPLICATE_INVITEE: (422, _("The same account is invited more than once (usernames in any case).")),
     ChallengeCode.PLAYERS_MISMATCH: (
-        400,
+        422,
         _("ruleset.players must be 1 + the number of invitees (or left out: it is then set so)."),
     ),
     ChallengeCode.NOT_INVITED: (403, _("You are not invited to this challenge: only its invitees answer it.")),

@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from challenges.models import ChallengeStatus, InviteStatus
 from challenges.services import MAX_INVITEES
+from core.serializers import UniqueListField
 from games.serializers import RulesetInput, RulesetOutput, SeatPlayerOutput, strategy_choices
 
 CHALLENGE_ROLES = ("sent", "received")
@@ -23,7 +24,7 @@ class ChallengeRulesetInput(RulesetInput):
 
 
 class ChallengeCreateInput(serializers.Serializer):
-    invitees = serializers.ListField(
+    invitees = UniqueListField(
         child=serializers.CharField(max_length=150),
         min_length=1,
         max_length=MAX_INVITEES,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import IsAuthenticated
@@ -23,14 +23,10 @@ from challenges.serializers import (
     ChallengePolicyOutput,
 )
 from core.inputs import validated
-from core.schema import problem_responses
+from core.schema import PAGE_PARAMETERS, problem_responses
 from players.authentication import request_account
 from players.models import User
 
-PAGE_PARAMETERS = [
-    OpenApiParameter("limit", int, OpenApiParameter.QUERY, required=False, description="Results per page."),
-    OpenApiParameter("offset", int, OpenApiParameter.QUERY, required=False, description="Index of the first result."),
-]
 #: Why an answer or a cancel can be refused by the challenge's state.
 NOT_PENDING = ("challenge_expired", "challenge_started", "challenge_closed")
 

@@ -11,7 +11,6 @@ import logging
 from typing import Any
 
 from django.core.signals import got_request_exception
-from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
@@ -35,12 +34,9 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
         # reporters record it) even though the client only gets a bare 500.
         got_request_exception.send(sender=None, request=getattr(request, "_request", request))
     set_rollback()
-    # The browsable API renders errors as its HTML page; everyone else gets JSON
-    # labelled as a problem document.
-    html = isinstance(getattr(request, "accepted_renderer", None), BrowsableAPIRenderer)
     return Response(
         problem.body(),
         status=problem.status,
         headers=problem.response_headers(),
-        content_type=None if html else PROBLEM_CONTENT_TYPE,
+        content_type=PROBLEM_CONTENT_TYPE,
     )

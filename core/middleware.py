@@ -24,7 +24,6 @@ from django.conf import settings
 from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
-from rest_framework.renderers import BrowsableAPIRenderer
 
 from core.problems import PROBLEM_CONTENT_TYPE, Problem, problem_json_response
 
@@ -112,7 +111,7 @@ class ApiProblems:
         except DisallowedHost:
             return problem_json_response(Problem.of("bad_request", _("This server does not answer for that host.")))
         response = self.get_response(request)
-        if response.status_code >= 400 and not _is_json(response) and not _browsable(response):
+        if response.status_code >= 400 and not _is_json(response):
             code = STATUS_CODES.get(
                 response.status_code, "server_error" if response.status_code >= 500 else "bad_request"
             )
@@ -131,11 +130,6 @@ def _too_large() -> HttpResponse:
             _("The request body is over the limit of %(limit)s bytes.") % {"limit": settings.API_MAX_BODY_BYTES},
         )
     )
-
-
-def _browsable(response: HttpResponse) -> bool:
-    """DRF's browsable API, which a person asked for with Accept: text/html."""
-    return isinstance(getattr(response, "accepted_renderer", None), BrowsableAPIRenderer)
 
 
 def _is_json(response: HttpResponse) -> bool:

@@ -2,16 +2,40 @@
 
 Answers ``{count, next, previous, results}``.  The default page size is the
 ``PAGE_SIZE`` setting (env ``PAGE_SIZE``); a client may ask for up to
-``max_limit`` items.
+``max_limit`` items. Paging that breaks the contract (``?offset=-1``,
+``?limit=null``, a limit above the maximum) is refused with a
+``validation_error``, never silently replaced by the default.
 """
 
 from typing import Any
 
+from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination as DrfLimitOffsetPagination
+from rest_framework.request import Request
+
+from core.inputs import validated
+
+MAX_LIMIT = 200
+MAX_OFFSET = 2**31 - 1
+
+
+class PageQueryInput(serializers.Serializer):
+    limit = serializers.IntegerField(
+        min_value=1, max_value=MAX_LIMIT, required=False, help_text="Results per page (the default: PAGE_SIZE)."
+    )
+    offset = serializers.IntegerField(
+        min_value=0, max_value=MAX_OFFSET, required=False, help_text="Index of the first result."
+    )
 
 
 class LimitOffsetPagination(DrfLimitOffsetPagination):
-    max_limit = 200
+    max_limit = MAX_LIMIT
+
+    def get_limit(self, request: Request) -> int | None:
+        return validated(PageQueryInput, request.query_params).get("limit", self.default_limit)
+
+    def get_offset(self, request: Request) -> int:
+        return int(validated(PageQueryInput, request.query_params).get("offset", 0))
 
     def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
         """As DRF describes the page, with every member required: a page always has
@@ -27,7 +51,7 @@ class LimitOffsetPagination(DrfLimitOffsetPagination):
         parameters = super().get_schema_operation_parameters(view)
         for parameter in parameters:
             if parameter["name"] == self.limit_query_param:
-                parameter["schema"].update({"minimum": 1, "maximum": self.max_limit})
+                parameter["schema"].update({"minimum": 1, "maximum": MAX_LIMIT})
             elif parameter["name"] == self.offset_query_param:
-                parameter["schema"]["minimum"] = 0
+                parameter["schema"].update({"minimum": 0, "maximum": MAX_OFFSET})
         return parameters

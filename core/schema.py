@@ -20,34 +20,30 @@ from django.conf import settings
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.plumbing import ResolvedComponent
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse
+from rest_framework import serializers
 
 from core.errors import all_error_codes
+from core.pagination import PageQueryInput
 from core.problems import PROBLEM_CONTENT_TYPE, example_problem
-from core.serializers import ProblemSerializer
+from core.serializers import ProblemSerializer, UniqueListField
 
 AUTH_CODES = ("not_authenticated", "authentication_failed")
 UNSAFE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 COOKIE_AUTH = "cookieAuth"  # core.schema.SessionScheme's name
 
-#: The paging query parameters of a list (``?limit=&offset=``), for ``extend_schema(parameters=...)``
-#: of a view that pages with ``core.pagination`` outside a generic list view.
-PAGE_PARAMETERS = [
-    OpenApiParameter(
-        "limit", int, OpenApiParameter.QUERY, required=False, description="Number of results to return per page."
-    ),
-    OpenApiParameter(
-        "offset",
-        int,
-        OpenApiParameter.QUERY,
-        required=False,
-        description="The initial index from which to return the results.",
-    ),
-]
-
+#: The paging query parameters of a list (``?limit=&offset=``, with the bounds
+#: ``core.pagination`` enforces), for ``extend_schema(parameters=...)`` of a view that
+#: pages outside a generic list view.
+PAGE_PARAMETERS = [PageQueryInput]
 
 #: What a 503 may say: the database is away, or (from the load balancer) no web host answers.
 UNAVAILABLE_CODES = ("database_unavailable", "service_unavailable")
+
+# A request's text: no NUL character (DRF refuses it: PostgreSQL cannot store it); and
+# where blanks are trimmed and a blank value refused, something besides blanks.
+TEXT = r"^[^\u0000]*$"
+TEXT_NOT_BLANK = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
 
 
 def problem_responses(*codes: str | int) -> dict[tuple[int, str], OpenApiResponse]:
@@ -88,7 +84,8 @@ def _describe(codes: list[str]) -> str:
 
 
 class AutoSchema(SpectacularAutoSchema):
-    """Adds the responses every operation has: a ``default`` problem, a 429 (every
+    """Adds the responses every operation has: a ``default`` problem, a 400 where it
+    takes a body or a query (input against the contract is refused), a 429 (every
     operation is rate limited: ``core.throttling``), and a 401 when the operation
     needs authentication or takes credentials (a bad token is refused even where
     none is needed) (shared ``components/responses``); and registers the
@@ -103,11 +100,19 @@ class AutoSchema(SpectacularAutoSchema):
         for serializer in getattr(self.view, "schema_components", ()):
             self.resolve_serializer(serializer, "response")
         responses = operation.setdefault("responses", {})
+        if operation.get("security") == [{}]:
+            # Anonymous only: declared as no requirement at all (an empty list), which
+            # OpenAPI reads the same and openapi-python-client reads as "no credentials
+            # needed" (it takes any non-empty list, even [{}], as "needs a token").
+            operation["security"] = []
         security = operation.get("security", [])
         if security and {} not in security:
             responses.setdefault("401", self._shared_response("NotAuthenticated", AUTH_CODES))
         elif any(security):  # anyone may call it, but a token or session sent must be good
             responses.setdefault("401", self._shared_response("AuthenticationFailed", AUTH_CODES[1:]))
+        takes_input = "requestBody" in operation or any(p.get("in") == "query" for p in operation.get("parameters", []))
+        if takes_input:  # input that breaks the contract is refused (core.strict, core.pagination)
+            responses.setdefault("400", self._shared_response("ValidationError", ("validation_error",)))
         if self.view.get_throttles():
             responses.setdefault("429", self._shared_response("RateLimited", ("rate_limited",)))
         # Any operation may meet a database failover (the app's 503) or no web host able
@@ -143,6 +148,38 @@ class AutoSchema(SpectacularAutoSchema):
             "summary": "csrf_failed",
         }
         own["description"] = (own.get("description", "") + "\n" + _describe(["csrf_failed"])).strip()
+
+    def get_auth(self) -> list[dict[str, Any]]:
+        """The operation's security. A view lists in ``schema_anonymous_methods`` the
+        methods that need no credentials although they take them (token creation: by
+        password, or by a token): declared anonymous (``security: []``, see
+        ``get_operation``), which generators read as such (openapi-python-client then
+        takes a plain ``Client``, and an ``AuthenticatedClient`` as well); the
+        description says what credentials add."""
+        if self.method.lower() in getattr(self.view, "schema_anonymous_methods", ()):
+            return [{}]
+        return super().get_auth()
+
+    def _map_basic_serializer(self, serializer: Any, direction: Any) -> dict[str, Any]:
+        self._direction = direction  # read by _insert_field_validators, which is not told
+        return super()._map_basic_serializer(serializer, direction)
+
+    def _insert_field_validators(self, field: Any, schema: dict[str, Any]) -> None:
+        """A field's validators as drf-spectacular writes them, and, for requests, the
+        rules DRF's ``CharField`` enforces beyond them: no NUL character anywhere (DRF
+        refuses it), and not blank once trimmed where blanks are trimmed and a blank is
+        refused. A field with a pattern of its own says both already."""
+        super()._insert_field_validators(field, schema)
+        if isinstance(field, UniqueListField):
+            schema["uniqueItems"] = True
+        if (
+            getattr(self, "_direction", None) == "request"
+            and isinstance(field, serializers.CharField)
+            and schema.get("type") == "string"
+            and not {"pattern", "enum", "format", "oneOf"} & set(schema)
+        ):
+            blank_refused = field.trim_whitespace and not field.allow_blank
+            schema["pattern"] = TEXT_NOT_BLANK if blank_refused else TEXT
 
     def _shared_response(self, name: str, codes: tuple[str, ...]) -> dict[str, str]:
         problem = self.resolve_serializer(ProblemSerializer, "response").ref
@@ -191,14 +228,23 @@ class ErrorCodeFieldExtension(OpenApiSerializerFieldExtension):
         return component.ref
 
 
+#: Components named otherwise than by the rule below, with the reason: an object with a
+#: member of its own name (a game view's ``game``, a logged move's ``move``) becomes,
+#: in openapi-python-client, a ``from_dict`` whose result variable (named after the
+#: model) shadows that member's, and fails ``mypy --strict``.
+NAMED_OTHERWISE = {"GameOutput": "GameView", "MoveOutput": "MoveEntry"}
+
+
 def component_names(names: list[str]) -> dict[str, str]:
     """The name a person would write for each generated component name: ``GameOutput``
-    is ``Game``, ``GameCreateInputRequest`` is ``GameCreate`` (``RulesetInput`` where
+    is ``Game`` (but see NAMED_OTHERWISE), ``GameCreateInputRequest`` is ``GameCreate`` (``RulesetInput`` where
     the output already took ``Ruleset``), ``PaginatedTokenOutputList`` is
     ``PaginatedTokenList``."""
     renamed: dict[str, str] = {}
     for name in names:
-        if "Output" in name:
+        if name in NAMED_OTHERWISE:
+            renamed[name] = NAMED_OTHERWISE[name]
+        elif "Output" in name:
             renamed[name] = name.replace("Output", "")
     taken = set(names) - set(renamed) | set(renamed.values())
     for name in names:

@@ -12,6 +12,7 @@
 import math
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -27,11 +28,27 @@ class FloatField(serializers.FloatField):
         return number
 
 
+class UniqueListField(serializers.ListField):
+    """A list whose items are all different (``uniqueItems`` in the schema,
+    ``core.schema``): a repeated item is a ``validation_error``."""
+
+    def to_internal_value(self, data: Any) -> list[Any]:
+        items: list[Any] = super().to_internal_value(data)
+        seen: list[Any] = []
+        for item in items:
+            if item in seen:
+                raise serializers.ValidationError(
+                    _("Every item must be different (%(item)s is repeated).") % {"item": item}
+                )
+            seen.append(item)
+        return items
+
+
 class ErrorCodeField(serializers.CharField):
     """A stable error code; described as the ``ErrorCode`` enum (``core.schema``)."""
 
 
-@extend_schema_field({"$ref": "#/components/schemas/Game"})
+@extend_schema_field({"$ref": "#/components/schemas/GameView"})
 class StaleGameField(serializers.JSONField):
     """The game view a ``stale_seq`` answer carries (defined by the games app)."""
 
@@ -55,7 +72,7 @@ class ProblemSerializer(serializers.Serializer):
     )
     current_seq = serializers.IntegerField(required=False, help_text="With `stale_seq`: the game's seq now.")
     game = StaleGameField(
-        required=False, help_text="With `stale_seq`: the game as you may see it now (the `Game` schema)."
+        required=False, help_text="With `stale_seq`: the game as you may see it now (the `GameView` schema)."
     )
     # Quick play's refusals (matchmaking.errors).
     seek_id = serializers.IntegerField(required=False, help_text="With `seek_exists`: your waiting seek.")

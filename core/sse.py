@@ -58,17 +58,19 @@ def last_event_id(request: Request, *, maximum: int) -> int | None:
     """The id a reconnecting client last received (the ``Last-Event-ID`` header, or the
     ``last_event_id`` query parameter for clients that cannot set headers); None on a
     first connect. Ids are whole numbers up to ``maximum``: anything else is refused."""
-    raw = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id")
-    if raw in (None, ""):
-        return None
-    # ASCII digits only: str.isdigit() also accepts "²" or "١٢", which int() refuses.
-    if not re.fullmatch(r"[0-9]{1,10}", str(raw)) or int(raw) > maximum:
-        raise ApiError(
-            "Last-Event-ID must be an event seq (a whole number).",
-            code=CoreCode.VALIDATION_ERROR,
-            extra={"errors": {"Last-Event-ID": ["not an event seq"]}},
-        )
-    return int(raw)
+    header, query = request.headers.get("Last-Event-ID"), request.query_params.get("last_event_id")
+    for name, value in (("Last-Event-ID", header), ("last_event_id", query)):
+        # Each one sent is checked (the header wins), empty included (EventSource sends
+        # none rather than an empty one), ASCII digits only: str.isdigit() also accepts
+        # "²" or "١٢", which int() refuses.
+        if value is not None and (not re.fullmatch(r"[0-9]{1,10}", str(value)) or int(value) > maximum):
+            raise ApiError(
+                "Last-Event-ID must be an event seq (a whole number).",
+                code=CoreCode.VALIDATION_ERROR,
+                extra={"errors": {name: ["not an event seq"]}},
+            )
+    raw = header if header is not None else query
+    return None if raw is None else int(raw)
 
 
 def stream_response(events: AsyncIterator[str]) -> StreamingHttpResponse:

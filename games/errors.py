@@ -55,7 +55,7 @@ GAME_CODES: dict[str, tuple[int, StrOrPromise]] = {
     GameCode.SEAT_TAKEN: (409, _("That seat is taken.")),
     GameCode.ALREADY_SEATED: (409, _("You already have a seat at this game.")),
     GameCode.SEATS_NOT_FILLED: (409, _("Every seat must be taken before the start.")),
-    GameCode.NO_SUCH_SEAT: (400, _("There is no seat with that number.")),
+    GameCode.NO_SUCH_SEAT: (422, _("This table has no seat with that number (seats run from 0 to players - 1).")),
     GameCode.SEAT_EMPTY: (409, _("That seat is already empty.")),
     GameCode.UNKNOWN_STRATEGY: (400, _("There is no bot strategy with that name.")),
     GameCode.STALE_SEQ: (409, _("The game has moved on since expected_seq: re-read it and decide again.")),
@@ -68,9 +68,10 @@ GAME_CODES: dict[str, tuple[int, StrOrPromise]] = {
     GameCode.IDEMPOTENCY_KEY_REUSED: (422, _("The Idempotency-Key was already used for a different request.")),
 }
 
-#: The problems the rules engine's errors become: a move the rules refuse (422), a
-#: ruleset or set-up they cannot play (400).
-RULE_ERROR_STATUS, SETUP_ERROR_STATUS = 422, 400
+#: The problems the rules engine's errors become: a move the rules refuse, a ruleset
+#: or set-up they cannot play: 422, a request as the contract shapes it that the rules
+#: refuse (400 is for a request the contract itself refuses).
+RULE_ERROR_STATUS, SETUP_ERROR_STATUS = 422, 422
 
 register_enum(GameCode, GAME_CODES)
 for _code, _description in RULE_CODES.items():

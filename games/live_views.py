@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -21,17 +22,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.async_views import AsyncAPIView
-from core.errors import CoreCode
 from core.inputs import validated
 from core.renderers import JSONRenderer
 from core.schema import problem_responses
 from core.sse import EventStreamRenderer, last_event_id, stream_response
 from games import account_feeds, game_feeds, output, selectors, streams
-from games.errors import GameError
 from games.serializers import AccountGameOutput, EventPageOutput, EventsQueryInput
 from players.models import User
 
-MAX_SEQ = 2**31 - 1  # seq is a 32-bit column: anything larger is no event of any game
+MAX_LAST_EVENT_ID = 10**10 - 1  # what the parameter's pattern allows (ten digits)
 
 LAST_EVENT_ID = OpenApiParameter(
     "Last-Event-ID",
@@ -39,8 +38,8 @@ LAST_EVENT_ID = OpenApiParameter(
     OpenApiParameter.HEADER,
     required=False,
     description="Resume: the id (seq) of the last event you received; the stream sends the snapshot, then "
-    "every event after it. Browsers' EventSource sends it by itself on reconnect. (Clients that cannot set "
-    "headers may send `?last_event_id=` instead.)",
+    "every event after it. Browsers' EventSource sends it by itself on reconnect. An id beyond the game's seq "
+    "counts as the game's seq. (Clients that cannot set headers may send `?last_event_id=` instead.)",
 )
 LAST_EVENT_ID_QUERY = OpenApiParameter(
     "last_event_id",
@@ -54,7 +53,7 @@ Server-Sent Events (`text/event-stream`): the game as it happens, for anyone (pl
 in the snapshot; events never name a hidden tile). Each frame is one `GameStreamFrame`, told apart by its \
 `event:` line:
 
-* `snapshot` (no `id:`): first on every (re)connection, the game as you may see it (`Game`).
+* `snapshot` (no `id:`): first on every (re)connection, the game as you may see it (`GameView`).
 * one frame per event of the game's log, in order and each once: `event:` is the event's type, `id:` its \
 seq, `data:` the `Event` (its `data` one of `EventData`).
 * the table chat of your channel (seated players: `players`; anyone else: `spectators`), from the moment \
@@ -96,7 +95,8 @@ class GameEventsApi(AsyncAPIView):
     )
     async def get(self, request: Request, game_id: int) -> Response:
         query = validated(EventsQueryInput, request.query_params)
-        page = await streams.events_after(game_id, query["after"], query["wait"])
+        wait = min(query["wait"], settings.LONG_POLL_MAX_SECONDS)
+        page = await streams.events_after(game_id, query["after"], wait)
         return Response(output.event_page_output(page))
 
 
@@ -126,17 +126,14 @@ class GameStreamApi(APIView):
         },
     )
     def get(self, request: Request, game_id: int) -> HttpResponse | StreamingHttpResponse:
-        last_id = last_event_id(request, maximum=MAX_SEQ)
+        last_id = last_event_id(request, maximum=MAX_LAST_EVENT_ID)
         viewer = request.user if request.user.is_authenticated else None
         snapshot = output.game_body(game_id, viewer)
         seq = snapshot["game"]["seq"]
         if last_id is not None and last_id > seq:
-            raise GameError(
-                CoreCode.VALIDATION_ERROR,
-                gettext("Last-Event-ID %(last_id)s is beyond this game's seq %(seq)s.")
-                % {"last_id": last_id, "seq": seq},
-                errors={"Last-Event-ID": [gettext("beyond the game's seq")]},
-            )
+            # An id the game has not reached (another server's, another game's): the
+            # snapshot is the whole truth, and every event after it follows.
+            last_id = seq
         if last_id == seq and snapshot["game"]["status"] in streams.OVER:
             # The client has the whole log of a game that is over: 204 is how Server-Sent
             # Events tell it (a browser's EventSource included) to stop reconnecting.

@@ -135,5 +135,5 @@ def event_page_output(page: dict[str, Any]) -> dict[str, Any]:
 
 
 def game_body(game_id: int, viewer: User | None) -> dict[str, Any]:
-    """The game as ``viewer`` (a user, or None) may see it, read fresh: the ``Game`` schema."""
+    """The game as ``viewer`` (a user, or None) may see it, read fresh: the ``GameView`` schema."""
     return game_output(selectors.game_view(game=selectors.game_get(game_id=game_id), viewer=viewer))

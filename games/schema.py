@@ -3,7 +3,7 @@ payload schema per event type (gathered in the ``EventData`` union), and the fra
 the two Server-Sent Events streams (``GameStreamFrame``, ``AccountStreamFrame``).
 
 Names here are the final component names (``core.schema.rename_components`` runs
-before this hook): ``Game``, ``Event``, ``Ruleset``, ``AccountGame`` ...
+before this hook): ``GameView``, ``Event``, ``Ruleset``, ``AccountGame`` ...
 """
 
 from __future__ import annotations
@@ -233,7 +233,7 @@ def _stream_components() -> dict[str, Any]:
         "GameStreamSnapshot": _frame(
             "First frame of every (re)connection: the game as you may see it. It has no id.",
             {"type": "string", "const": "snapshot"},
-            _json_data("Game", "The game as you may see it now."),
+            _json_data("GameView", "The game as you may see it now."),
             None,
         ),
         "GameStreamEvent": _frame(
@@ -384,6 +384,50 @@ def _null_enum_to_null(node: Any) -> Any:
     return node
 
 
+# -- moves: one shape per move type, told apart by "type" ---------------------------
+
+_MOVE_DOCS = {
+    "play": "Play `tile` from your hand on the open end `end`.",
+    "draw": "Draw a tile from the boneyard.",
+    "pass": "Pass (nothing to play and nothing to draw, or the drawn tile is not played).",
+}
+_EXPECTED_SEQ = {"type": "integer", "minimum": 0, "description": "The game's seq you decided on; stale -> 409."}
+
+
+def _move_components() -> dict[str, Any]:
+    """``MoveBody`` (a move as the game shows it: legal moves, the move log, records)
+    and ``MoveSubmit`` (a move as sent), each a ``oneOf`` of a play, a draw and a pass
+    discriminated by ``type``: a play has ``tile`` and ``end``, a draw and a pass have
+    neither (the server ignores them there, as any member the schema does not name)."""
+    components: dict[str, Any] = {}
+    for suffix, extra in (("Move", {}), ("MoveSubmit", {"expected_seq": _EXPECTED_SEQ})):
+        variants = {}
+        for kind in ("play", "draw", "pass"):
+            properties: dict[str, Any] = {"type": {"type": "string", "const": kind}}
+            if kind == "play":
+                properties["tile"] = {**_TILE, "description": 'The tile, e.g. "9-4".'}
+                properties["end"] = {**_END, "description": 'The open end id, e.g. "e3".'}
+            properties.update(extra)
+            name = f"{kind.capitalize()}{suffix}"
+            variants[kind] = name
+            components[name] = {
+                "type": "object",
+                "description": _MOVE_DOCS[kind],
+                "properties": properties,
+                "required": sorted(properties),
+            }
+        union = "MoveBody" if suffix == "Move" else "MoveSubmit"
+        components[union] = {
+            "description": "A play, a draw or a pass, told apart by `type`.",
+            "oneOf": [ref(name) for name in variants.values()],
+            "discriminator": {
+                "propertyName": "type",
+                "mapping": {kind: f"#/components/schemas/{name}" for kind, name in variants.items()},
+            },
+        }
+    return components
+
+
 def add_components(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     result = _null_enum_to_null(result)
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
@@ -392,6 +436,7 @@ def add_components(result: dict[str, Any], generator: Any, request: Any, public:
         schemas[name] = {"type": "string", "enum": values, "description": description}
     schemas.update(_event_components())
     schemas.update(_stream_components())
+    schemas.update(_move_components())
     schemas["LayoutNode"] = LAYOUT_NODE
     schemas["LayoutOpenEnd"] = LAYOUT_OPEN_END
     result["components"]["schemas"] = dict(sorted(schemas.items()))

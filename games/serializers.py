@@ -115,6 +115,12 @@ class SetupInput(serializers.Serializer):
 
 
 class GameCreateInput(serializers.Serializer):
+    # The rule games.services.lobby enforces, stated in the schema: a rated game has no
+    # fixed seed and no set-up (those make a practice game).
+    schema_extra = {
+        "if": {"properties": {"rated": {"const": True}}, "required": ["rated"]},
+        "then": {"properties": {"seed": {"type": "null"}, "setup": {"type": "null"}}},
+    }
     ruleset = RulesetInput(required=False)
     turn_time_limit = serializers.IntegerField(
         min_value=5,
@@ -151,7 +157,11 @@ class GameCreateInput(serializers.Serializer):
 
 class SeatChoiceInput(serializers.Serializer):
     seat = serializers.IntegerField(
-        min_value=0, required=False, allow_null=True, help_text="Omitted: the first free seat."
+        min_value=0,
+        max_value=max(MAX_PLAYERS.values()) - 1,
+        required=False,
+        allow_null=True,
+        help_text="Omitted: the first free seat. Seats run from 0 to the table's players - 1 (beyond: `no_such_seat`).",
     )
 
 
@@ -164,10 +174,11 @@ class GameAbortInput(serializers.Serializer):
 
 
 class MoveSubmitInput(serializers.Serializer):
-    schema_extra = {
-        "if": {"properties": {"type": {"const": "play"}}, "required": ["type"]},
-        "then": {"required": ["tile", "end"]},
-    }
+    """A move as sent. The contract describes it as a ``oneOf`` of a play (with
+    ``tile`` and ``end``), a draw and a pass (``games.schema``, ``MoveSubmit``);
+    ``move_submit_input`` drops a draw's or a pass's ``tile`` and ``end``, members
+    their shapes do not have."""
+
     type = serializers.ChoiceField(choices=MOVE_TYPES)
     tile = serializers.RegexField(TILE_PATTERN, required=False, help_text='For a play: the tile, e.g. "9-4".')
     end = serializers.RegexField(END_PATTERN, required=False, help_text='For a play: the open end id, e.g. "e3".')
@@ -179,8 +190,17 @@ class MoveSubmitInput(serializers.Serializer):
         return attrs
 
 
+NOT_PLAYS = ("draw", "pass")
 _TILE = re.compile(TILE_PATTERN)
 _END = re.compile(END_PATTERN)
+
+
+def move_shape(data: Any) -> Any:
+    """``data`` as its move type's shape has it: a draw's or a pass's ``tile`` and
+    ``end`` (members those shapes do not have) left out, as any unknown member is."""
+    if type(data) is dict and data.get("type") in NOT_PLAYS and ("tile" in data or "end" in data):
+        return {key: value for key, value in data.items() if key not in ("tile", "end")}
+    return data
 
 
 def move_submit_input(data: Any) -> dict[str, Any]:
@@ -189,6 +209,7 @@ def move_submit_input(data: Any) -> dict[str, Any]:
     the same result, without building the serializer (about a tenth of a move's
     CPU); anything else goes to the serializer, which words the refusal
     (``tests/api/test_games_play.py`` holds the two to the same answers)."""
+    data = move_shape(data)
     if type(data) is dict:
         kind, seq = data.get("type"), data.get("expected_seq")
         if type(kind) is str and kind in MOVE_TYPES and type(seq) is int and seq >= 0:
@@ -229,16 +250,22 @@ class GameListQueryInput(serializers.Serializer):
         return attrs
 
 
+#: The longest long-poll a client may ask for: the contract's bound, the same on every
+#: server; a server set to wait less (LONG_POLL_MAX_SECONDS) answers sooner.
+WAIT_MAX_SECONDS = 30
+
+
 class EventsQueryInput(serializers.Serializer):
     after = serializers.IntegerField(
         min_value=0, max_value=2**31 - 1, default=0, help_text="Return events with seq greater than this."
     )
     wait = FloatField(
         min_value=0,
-        max_value=settings.LONG_POLL_MAX_SECONDS,
+        max_value=WAIT_MAX_SECONDS,
         default=0,
         help_text="If nothing is newer than `after`, wait up to this many seconds for it (long-poll); "
-        "an empty list means nothing happened meanwhile.",
+        "an empty list means nothing happened meanwhile. A server may answer sooner than asked: it waits "
+        "at most its own limit (LONG_POLL_MAX_SECONDS, 30 unless set lower).",
     )
 
 

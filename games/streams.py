@@ -282,7 +282,7 @@ def game_stream(
     viewer: Any = None,
     feeds: dict[str, Any] | None = None,
 ) -> AsyncIterator[str]:
-    """The game's stream: ``snapshot`` (the ``Game`` as the viewer sees it), then every
+    """The game's stream: ``snapshot`` (the ``GameView`` as the viewer sees it), then every
     event after seq ``after`` as ``id: <seq>``, and ``end`` when the game is over; with
     ``feeds`` (``game_feeds.start``), the feeds' frames for ``viewer`` (None: anonymous)."""
     reader = _GameReader(game_id, after, viewer, feeds)

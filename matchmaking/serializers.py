@@ -55,6 +55,18 @@ class SeekCreateInput(serializers.Serializer):
         "Omitted: chosen for your level.",
     )
 
+    # The rule validate() enforces, stated in the schema: each preset's most players.
+    schema_extra = {
+        "allOf": [
+            {
+                "if": {"properties": {"preset": {"const": name}}, "required": ["preset"]},
+                "then": {"properties": {"players": {"maximum": preset.max_players}}},
+            }
+            for name, preset in sorted(PRESETS.items())
+            if preset.max_players < services.MAX_PLAYERS
+        ]
+    }
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         # A preset's set holds so many players (double-6: 6).
         preset = PRESETS[attrs["preset"]]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.inputs import validated
-from core.schema import problem_responses
+from core.schema import PAGE_PARAMETERS, problem_responses
 from matchmaking import selectors, services
 from matchmaking.presets import PRESETS
 from matchmaking.serializers import (
@@ -26,10 +26,6 @@ from matchmaking.serializers import (
 from players.authentication import request_account
 
 # Named here: drf-spectacular does not infer them when error responses are declared too.
-PAGE_PARAMETERS = [
-    OpenApiParameter("limit", int, OpenApiParameter.QUERY, required=False, description="Results per page."),
-    OpenApiParameter("offset", int, OpenApiParameter.QUERY, required=False, description="Results to skip."),
-]
 
 
 class SeekListCreateApi(GenericAPIView):

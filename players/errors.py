@@ -15,6 +15,7 @@ class PlayerCode(StrEnum):
     INVALID_CREDENTIALS = "invalid_credentials"
     LOGIN_LOCKED = "login_locked"
     TOO_MANY_TOKENS = "too_many_tokens"
+    WEAK_PASSWORD = "weak_password"
 
 
 register_enum(
@@ -37,6 +38,12 @@ register_enum(
                 "seconds (the lock grows with each further failure). API tokens keep working."
             ),
             _("Password log-in locked"),
+        ),
+        PlayerCode.WEAK_PASSWORD: (
+            422,
+            "The password keeps to the stated rule but is refused all the same: a commonly used "
+            "password, or one too like the username (`errors.password` says which).",
+            "Weak password",
         ),
         PlayerCode.TOO_MANY_TOKENS: (
             409,

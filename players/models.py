@@ -60,3 +60,25 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} (cf_{self.prefix}_…)"
+
+
+class LoginAddress(models.Model):
+    """Password log-ins to one account from one address (an IPv4 address, or an IPv6
+    /64 network): the quick lock's counts (``players.login``), and whether a right
+    password ever came from there (a known address, exempt from the account-wide
+    ceiling)."""
+
+    account = models.ForeignKey(User, on_delete=models.CASCADE, related_name="login_addresses")
+    address = models.CharField(max_length=64)
+    failures = models.PositiveIntegerField(default=0, help_text="Wrong passwords in a row from this address.")
+    locked_until = models.DateTimeField(null=True, blank=True)
+    known = models.BooleanField(default=False, help_text="A right password came from this address.")
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=("account", "address"), name="players_login_address_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.account_id} from {self.address}"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.validators import RegexValidator
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from players.models import User
@@ -12,7 +14,17 @@ from players.models import User
 
 class PlayerRegisterInput(serializers.Serializer):
     username = serializers.CharField(max_length=150, validators=[User.username_validator])
-    password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+    # The part of the password rule (AUTH_PASSWORD_VALIDATORS) a schema can state; the
+    # rest (not a common password, not like the username) is said in help_text.
+    password = serializers.CharField(
+        min_length=8,
+        max_length=128,
+        write_only=True,
+        trim_whitespace=False,
+        validators=[RegexValidator(r"^[^\x00]*[^\d\x00][^\x00]*$", message=_("This password is entirely numeric."))],
+        help_text="8 to 128 characters, not all digits; a commonly used password, or one too like the "
+        "username, is refused too (`weak_password`, 422).",
+    )
 
 
 class PlayerOutput(serializers.Serializer):

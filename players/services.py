@@ -37,12 +37,22 @@ class IssuedToken:
     secret: str
 
 
+#: Django's password validators' codes for the rules a schema cannot state.
+UNSTATED_PASSWORD_RULES = {"password_too_common", "password_too_similar"}
+
+
 def user_register(*, username: str, password: str, is_bot: bool = False) -> User:
     """Create an account.  The password must pass Django's validators."""
     user = User(username=username, is_bot=is_bot)
     try:
         validate_password(password, user=user)
     except ValidationError as error:
+        # What the contract cannot state (a list of common passwords, likeness to the
+        # username) is weak_password (422); what it states is a validation_error.
+        if {e.code for e in error.error_list} <= UNSTATED_PASSWORD_RULES:
+            raise PlayerError(
+                PlayerCode.WEAK_PASSWORD, " ".join(error.messages), errors={"password": error.messages}
+            ) from error
         raise ValidationError({"password": error.messages}) from error
     if User.objects.filter(username__iexact=username).exists():
         raise PlayerError(
@@ -59,11 +69,12 @@ def user_register(*, username: str, password: str, is_bot: bool = False) -> User
     return user
 
 
-def user_authenticate(*, username: str, password: str) -> User:
+def user_authenticate(*, username: str, password: str, address: str | None = None) -> User:
     """The active user with these credentials, or ``invalid_credentials``; while the
-    account's password log-in is locked (``players.login``), ``login_locked``."""
+    account's password log-in from ``address`` (the client's) is locked
+    (``players.login``), ``login_locked``."""
     account = login.account_for(username)
-    if account is not None and (wait := login.locked_for(account)):
+    if account is not None and (wait := login.locked_for(account, address=address)):
         raise PlayerError(
             PlayerCode.LOGIN_LOCKED,
             _(
@@ -73,7 +84,8 @@ def user_authenticate(*, username: str, password: str) -> User:
             % {"duration": duration(wait)},
             retry_after=math.ceil(wait),
         )
-    user = authenticate(username=username, password=password)  # counts the failure (players.login)
+    # Counts the failure (players.login), for the address given.
+    user = authenticate(username=username, password=password, address=address)
     if user is None:
         raise PlayerError(PlayerCode.INVALID_CREDENTIALS, gettext("Wrong username or password."))
     return user

@@ -52,6 +52,8 @@ class PasswordLoginThrottle(AddressRateThrottle):
 
 
 class PlayerCollectionApi(APIView):
+    # Registration takes no credentials and reads none (its contract: security [{}] alone).
+    authentication_classes: list[type] = []
     permission_classes = [AllowAny]
     throttle_scope = "register"
 
@@ -65,7 +67,7 @@ class PlayerCollectionApi(APIView):
         description="New accounts are limited per address (`THROTTLE_REGISTER`, 10 an hour by default).",
         tags=TAG,
         request=PlayerRegisterInput,
-        responses={201: AccountOutput, **problem_responses("validation_error", "username_taken")},
+        responses={201: AccountOutput, **problem_responses("validation_error", "username_taken", "weak_password")},
     )
     def post(self, request: Request) -> Response:
         user = services.user_register(**validated(PlayerRegisterInput, request.data))
@@ -98,6 +100,9 @@ class MeApi(APIView):
 
 class TokenCollectionApi(GenericAPIView):
     throttle_scope = "login"
+    # POST needs no credentials (username and password in the body do); declared as
+    # anonymous so that generated clients can call it without a token (core.schema).
+    schema_anonymous_methods = ("post",)
 
     def get_permissions(self) -> list[BasePermission]:
         # Obtaining a token with a username and password needs no prior log-in.
@@ -122,10 +127,15 @@ class TokenCollectionApi(GenericAPIView):
         summary="Create an API token",
         description=(
             "Send `username` and `password` (no authentication needed), or only a "
-            "`name` when authenticated already. The token is in this response only.\n\n"
+            "`name` when authenticated already (an API token or a session: this operation takes "
+            "them although it declares none, so that generated clients may call it without one). "
+            "The token is in this response only.\n\n"
             "Limits: password attempts per address (`THROTTLE_LOGIN`, 30 an hour); after 5 wrong passwords "
-            "in a row an account's password log-in is locked for a minute, doubling with each further wrong "
-            "one up to an hour (`login_locked`; its tokens keep working); new tokens per account "
+            "in a row from one address, password log-in to that account from that address is locked for a "
+            "minute, doubling with each further wrong one up to an hour; after 30 wrong passwords from "
+            "addresses the account never logged in from, all such addresses are locked out for 5 minutes, "
+            "doubling up to an hour, while addresses it logged in from go on working (`login_locked`; its "
+            "tokens keep working either way); new tokens per account "
             "(`THROTTLE_TOKENS`, 60 an hour) and at most `MAX_TOKENS_PER_ACCOUNT` (50) active ones "
             "(`too_many_tokens`)."
         ),
@@ -136,6 +146,7 @@ class TokenCollectionApi(GenericAPIView):
             **problem_responses(
                 "validation_error",
                 "not_authenticated",
+                "authentication_failed",
                 "invalid_credentials",
                 "too_many_tokens",
                 "login_locked",
@@ -146,7 +157,11 @@ class TokenCollectionApi(GenericAPIView):
     def post(self, request: Request) -> Response:
         credentials = validated(TokenCreateInput, request.data)
         if "username" in credentials:
-            user = services.user_authenticate(username=credentials["username"], password=credentials["password"])
+            user = services.user_authenticate(
+                username=credentials["username"],
+                password=credentials["password"],
+                address=request.META.get("REMOTE_ADDR"),
+            )
         elif request.user.is_authenticated:
             user = request.user
         else:
@@ -221,7 +236,11 @@ class SessionApi(APIView):
     )
     def post(self, request: Request) -> Response:
         credentials = validated(SessionCreateInput, request.data)
-        user = services.user_authenticate(username=credentials["username"], password=credentials["password"])
+        user = services.user_authenticate(
+            username=credentials["username"],
+            password=credentials["password"],
+            address=request.META.get("REMOTE_ADDR"),
+        )
         login(request._request, user)  # a new session key (and CSRF token): nothing carries over
         request._request.session.set_expiry(None if credentials["remember"] else 0)
         request.user = user

@@ -4,13 +4,19 @@ from config.settings.env import env
 
 AUTH_USER_MODEL = "players.User"
 
-# Password log-ins go through the log-in lock (players.login): after
-# LOGIN_FREE_FAILURES wrong passwords in a row an account's password log-in is
-# locked for LOGIN_LOCK_SECONDS, doubling per further failure up to
-# LOGIN_LOCK_MAX_SECONDS. API tokens are not affected.
+# Password log-ins go through the log-in lock (players.login, docs/security-limits.md):
+# after LOGIN_FREE_FAILURES wrong passwords in a row from one address, password log-in
+# to the account from that address is locked for LOGIN_LOCK_SECONDS, doubling per
+# further failure up to LOGIN_LOCK_MAX_SECONDS. API tokens are not affected.
 AUTHENTICATION_BACKENDS = ["players.login.LockingModelBackend"]
 LOGIN_FREE_FAILURES = env.int("LOGIN_FREE_FAILURES", default=5)
 LOGIN_LOCK_SECONDS = env.int("LOGIN_LOCK_SECONDS", default=60)
+# The account-wide ceiling, for guesses spread over many addresses: after
+# LOGIN_ACCOUNT_FREE_FAILURES wrong passwords from addresses the account never logged
+# in from, those addresses are locked out for LOGIN_ACCOUNT_LOCK_SECONDS, doubling up to
+# LOGIN_LOCK_MAX_SECONDS; addresses it logged in from before are not.
+LOGIN_ACCOUNT_FREE_FAILURES = env.int("LOGIN_ACCOUNT_FREE_FAILURES", default=30)
+LOGIN_ACCOUNT_LOCK_SECONDS = env.int("LOGIN_ACCOUNT_LOCK_SECONDS", default=300)
 LOGIN_LOCK_MAX_SECONDS = env.int("LOGIN_LOCK_MAX_SECONDS", default=3600)
 # API tokens: at most this many active per account, at most THROTTLE_TOKENS new ones.
 MAX_TOKENS_PER_ACCOUNT = env.int("MAX_TOKENS_PER_ACCOUNT", default=50)

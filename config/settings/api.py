@@ -21,7 +21,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": [
         "core.renderers.JSONRenderer",  # DRF's, encoding with orjson
-        "rest_framework.renderers.BrowsableAPIRenderer",
+        # No browsable API: every operation answers the JSON its contract documents, or
+        # a 406 problem to a client that accepts no JSON (Accept: text/html alone).
+        # People read the API at /api/docs/.
     ],
     "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
     "DEFAULT_METADATA_CLASS": "core.metadata.Metadata",  # OPTIONS

@@ -74,14 +74,3 @@ def test_a_moves_answer_leaves_no_cyclic_garbage(make_table):
     kept = [type(o).__name__ for o in garbage if isinstance(o, Response | Layout)]
     kept += ["an answer's game view" for o in garbage if isinstance(o, dict) and "legal_moves" in o]
     assert kept == []
-
-
-def test_the_browsable_api_still_renders_with_the_context_the_json_renderer_leaves(make_table, api_client):
-    """The browsable API renders the JSON through the same renderer class and the
-    same context, and goes on using that context: the cut is only made by the
-    response's own renderer."""
-    table = make_table(players=2, set_max=6)
-    answer = api_client.get(game_url(table.game_id), HTTP_ACCEPT="text/html")
-    assert answer.status_code == 200
-    assert answer["Content-Type"].startswith("text/html")
-    assert b"starting_double" in answer.content

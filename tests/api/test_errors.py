@@ -23,8 +23,8 @@ def test_rule_error_is_422_with_the_engines_code(api_client):
 
 
 @error_views
-def test_ruleset_error_is_400_with_the_engines_code(api_client):
-    body = assert_problem(api_client.get("/ruleset/"), 400, "invalid_ruleset")
+def test_ruleset_error_is_422_with_the_engines_code(api_client):
+    body = assert_problem(api_client.get("/ruleset/"), 422, "invalid_ruleset")
     assert body["detail"] == "Set size must be 6, 9, 12 or 15."
 
 
@@ -100,10 +100,8 @@ def test_unknown_url_is_a_problem_too(api_client):
     assert "/api/v1/no-such-thing/" in body["detail"]
 
 
-def test_browsable_api_keeps_html_errors(api_client):
-    response = api_client.get("/api/v1/me/", HTTP_ACCEPT="text/html")
-    assert response.status_code == 401
-    assert response["Content-Type"].startswith("text/html")
+def test_a_client_that_accepts_only_html_gets_a_406_problem(api_client):
+    assert_problem(api_client.get("/api/v1/me/", HTTP_ACCEPT="text/html"), 406, "not_acceptable")
 
 
 def test_validation_errors_are_flattened():
@@ -149,7 +147,7 @@ def test_engine_codes_are_listed_with_their_statuses():
 
     codes = all_error_codes()
     assert all(codes[code].status == 422 for code in RULE_CODES)
-    assert all(codes[code].status == 400 for code in SETUP_CODES)
+    assert all(codes[code].status == 422 for code in SETUP_CODES)
     assert codes["username_taken"].status == 409
 
 

@@ -154,7 +154,7 @@ def test_create_needs_authentication(api_client):
 )
 def test_create_refuses_an_invalid_ruleset(people, ruleset):
     _, client = people.player()
-    refused(client.post(GAMES, {"ruleset": ruleset}, format="json"), 400, "invalid_ruleset")
+    refused(client.post(GAMES, {"ruleset": ruleset}, format="json"), 422, "invalid_ruleset")
     assert not Game.objects.exists()
 
 
@@ -172,7 +172,7 @@ def test_create_refuses_an_invalid_ruleset(people, ruleset):
 def test_create_refuses_an_invalid_setup(people, setup):
     _, client = people.player()
     response = client.post(GAMES, {"ruleset": QUICK_RULESET, "setup": setup}, format="json")
-    refused(response, 400, "invalid_setup")
+    refused(response, 422, "invalid_setup")
     assert not Game.objects.exists()
 
 
@@ -299,8 +299,9 @@ def test_join_refusals(make_table, people):
     _, dave = people.player()
     join = table.action("join")
     refused(carol.post(join, {"seat": 1}, format="json"), 409, "seat_taken")
-    refused(carol.post(join, {"seat": 3}, format="json"), 400, "no_such_seat")
+    refused(carol.post(join, {"seat": 3}, format="json"), 422, "no_such_seat")
     refused(carol.post(join, {"seat": -1}, format="json"), 400, "validation_error")
+    refused(carol.post(join, {"seat": 14}, format="json"), 400, "validation_error")  # no table has 15 seats
     refused(table.clients[1].post(join), 409, "already_seated")
     ok(carol.post(join))
     refused(dave.post(join), 409, "game_full")
@@ -348,7 +349,7 @@ def test_bot_refusals(make_table):
     body = refused(table.creator.post(bots, {"strategy": "clairvoyant"}, format="json"), 400, "validation_error")
     assert set(body["errors"]) == {"strategy"}
     refused(table.creator.post(bots, {"strategy": "random", "seat": 1}, format="json"), 409, "seat_taken")
-    refused(table.creator.post(bots, {"strategy": "random", "seat": 7}, format="json"), 400, "no_such_seat")
+    refused(table.creator.post(bots, {"strategy": "random", "seat": 7}, format="json"), 422, "no_such_seat")
     ok(table.creator.post(bots, {"strategy": "random"}, format="json"))
     ok(table.creator.post(table.action("start")))
     refused(table.creator.post(bots, {"strategy": "random"}, format="json"), 409, "game_already_started")

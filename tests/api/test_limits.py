@@ -2,10 +2,12 @@
 not overshoot them, and password guessing is slow however it is spread.
 
 Figures the limits give with the default settings (see the README): a single
-address gets 30 password attempts an hour (THROTTLE_LOGIN), over any accounts;
-a single account takes 10 wrong passwords in the first hour - 5, then one after
-each lock of 1, 2, 4, 8, 16 minutes - and one an hour after that, whatever
-addresses they come from (players.login).
+address gets 30 password attempts an hour (THROTTLE_LOGIN), over any accounts,
+and takes 10 wrong passwords to one account in the first hour - 5, then one after
+each lock of 1, 2, 4, 8, 16 minutes - and one an hour after that; guesses spread
+over many addresses meet the account-wide ceiling: 30, then one after each lock of
+5, 10, 20, 40 minutes, while the account's owner goes on logging in from the
+addresses they logged in from before (players.login, docs/security-limits.md).
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.contrib.auth import authenticate
 from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from core.limits import Limit, parse_rate
 from players import login
-from players.models import ApiToken, User
+from players.models import ApiToken, LoginAddress, User
 from tests.api.games_helpers import ok, refused
 from tests.conftest import PASSWORD
 
@@ -85,21 +88,60 @@ def test_wrong_passwords_lock_password_log_in_but_not_the_accounts_tokens(make_p
     assert 55 <= wait <= 60
     assert_rate_limited(login_attempt(api_client, "ALICE", PASSWORD), "login_locked")  # usernames ignore case
     assert ok(her_bot.get("/api/v1/me/"))["username"] == "alice"
-    assert not APIClient().login(username="alice", password=PASSWORD)  # the browsable API's / admin's log-in too
+    # A session's or the admin's log-in from the same address is locked too (another address is not).
+    assert authenticate(None, username="alice", password=PASSWORD, address="127.0.0.1") is None
 
-    User.objects.filter(pk=alice.pk).update(login_locked_until=timezone.now() - timedelta(seconds=1))  # time passes
+    here = LoginAddress.objects.filter(account=alice, address="127.0.0.1")
+    here.update(locked_until=timezone.now() - timedelta(seconds=1))  # time passes
     refused(login_attempt(api_client, "alice", "still a guess"), 401, "invalid_credentials")
-    alice.refresh_from_db()
-    assert alice.failed_logins == 6 and 115 <= (alice.login_locked_until - timezone.now()).total_seconds() <= 120
+    row = here.get()
+    assert row.failures == 6 and row.locked_until is not None
+    assert 115 <= (row.locked_until - timezone.now()).total_seconds() <= 120
 
-    User.objects.filter(pk=alice.pk).update(login_locked_until=None)
+    here.update(locked_until=None)
     ok(login_attempt(api_client, "alice", PASSWORD), 201)
+    row = here.get()
+    assert (row.failures, row.locked_until, row.known) == (0, None, True)
     alice.refresh_from_db()
     assert (alice.failed_logins, alice.login_locked_until) == (0, None)
 
 
+def test_a_guesser_locked_out_does_not_lock_out_the_owner_at_a_known_address(make_player, api_client):
+    """The quick lock is the guesser's address's; the account-wide ceiling, met by
+    guesses from many addresses, spares the addresses the owner logged in from."""
+    make_player("alice")
+    owner, guesser = {"REMOTE_ADDR": "198.51.100.7"}, {"REMOTE_ADDR": "203.0.113.9"}
+    ok(login_attempt(api_client, "alice", PASSWORD, **owner), 201)  # her laptop: a known address
+    for _ in range(5):
+        refused(login_attempt(api_client, "alice", "guess", **guesser), 401, "invalid_credentials")
+    assert_rate_limited(login_attempt(api_client, "alice", PASSWORD, **guesser), "login_locked")
+    ok(login_attempt(api_client, "alice", PASSWORD, **owner), 201)  # the guesser's lock is not hers
+    # A guesser with many addresses (an IPv6 /64 counts as one): 30 wrong passwords
+    # from addresses alice never used close every such address ...
+    for n in range(20):
+        refused(login_attempt(api_client, "alice", "guess", REMOTE_ADDR=f"192.0.2.{n}"), 401, "invalid_credentials")
+    for n in range(5):
+        ipv6 = {"REMOTE_ADDR": f"2001:db8:0:{n}::1"}
+        refused(login_attempt(api_client, "alice", "guess", **ipv6), 401, "invalid_credentials")
+    assert_rate_limited(login_attempt(api_client, "alice", PASSWORD, REMOTE_ADDR="192.0.2.200"), "login_locked")
+    assert_rate_limited(login_attempt(api_client, "alice", PASSWORD, REMOTE_ADDR="2001:db8:0:9::1"), "login_locked")
+    # ... but not hers: she logs in from her known address, again and again.
+    for _ in range(3):
+        ok(login_attempt(api_client, "alice", PASSWORD, **owner), 201)
+    assert_rate_limited(login_attempt(api_client, "alice", PASSWORD, REMOTE_ADDR="192.0.2.201"), "login_locked")
+
+
+def test_one_ipv6_network_is_one_address():
+    assert login.address_key("2001:db8:1:2:3:4:5:6") == login.address_key("2001:db8:1:2::ffff") == "2001:db8:1:2::/64"
+    assert login.address_key("::ffff:192.0.2.1") == "192.0.2.1"
+    assert login.address_key("192.0.2.1") == "192.0.2.1"
+    assert login.address_key(None) == login.address_key("not an address") == ""
+
+
 def test_the_lock_grows_to_an_hour(settings):
     assert [login.lock_seconds(n) for n in range(1, 13)] == [0, 0, 0, 0, 60, 120, 240, 480, 960, 1920, 3600, 3600]
+    ceiling = [login.account_lock_seconds(n) for n in range(29, 36)]
+    assert ceiling == [0, 300, 600, 1200, 2400, 3600, 3600]
     # An account's first hour: 5 guesses, then one after each lock that still ends inside the hour.
     elapsed, guesses, failures = 0.0, 0, 0
     while elapsed < 3600:
@@ -113,7 +155,7 @@ def test_a_session_log_in_counts_its_wrong_passwords_too(make_player):
     client = APIClient()
     for _ in range(5):
         assert not client.login(username="bob", password="guess")
-    assert User.objects.get(username="bob").login_locked_until is not None
+    assert LoginAddress.objects.get(account__username="bob").locked_until is not None
     assert not client.login(username="bob", password=PASSWORD)
 
 

@@ -120,21 +120,23 @@ def test_refusals_when_creating(people, make_player):
     refused(a.post(CHALLENGES, {"invitees": [suspended.username]}, format="json"), 409, "account_suspended")
     problem = refused(a.post(CHALLENGES, {"invitees": [bob.username, "nobody-here"]}, format="json"), 404, "not_found")
     assert problem["usernames"] == ["nobody-here"]
-    refused(a.post(CHALLENGES, {"invitees": [alice.username.upper()]}, format="json"), 400, "challenge_yourself")
+    refused(a.post(CHALLENGES, {"invitees": [alice.username.upper()]}, format="json"), 422, "challenge_yourself")
     refused(
-        a.post(CHALLENGES, {"invitees": [bob.username, bob.username.upper()]}, format="json"), 400, "duplicate_invitee"
+        a.post(CHALLENGES, {"invitees": [bob.username, bob.username.upper()]}, format="json"), 422, "duplicate_invitee"
     )
     refused(
         a.post(CHALLENGES, {"invitees": [bob.username], "ruleset": {"players": 4}}, format="json"),
-        400,
+        422,
         "players_mismatch",
     )
     refused(
         a.post(CHALLENGES, {"invitees": [bob.username], "ruleset": {"set_max": 6, "hand_size": 20}}, format="json"),
-        400,
+        422,
         "invalid_ruleset",
     )
     refused(a.post(CHALLENGES, {"invitees": []}, format="json"), 400, "validation_error")
+    # The same name twice is against the contract's uniqueItems: a validation_error.
+    refused(a.post(CHALLENGES, {"invitees": [bob.username, bob.username]}, format="json"), 400, "validation_error")
     refused(
         a.post(CHALLENGES, {"invitees": [bob.username], "bot_strategy": "nope"}, format="json"), 400, "validation_error"
     )

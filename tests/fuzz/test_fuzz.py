@@ -36,7 +36,7 @@ USERNAME, PASSWORD = "fuzzer", "a long passphrase for fuzzing"
 # No 5xx; and every response as the contract says: status, media type, headers, body.
 CHECKS = (
     "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,"
-    "response_schema_conformance"
+    "response_schema_conformance,positive_data_acceptance,negative_data_rejection"
 )
 # The fuzz server: limits out of the way (they are tested elsewhere), waits short.
 SERVER_ENV = {
@@ -52,6 +52,7 @@ SERVER_ENV = {
     "LONG_POLL_MAX_SECONDS": "0.5",
     "LIVE_STREAM_MAX_SECONDS": "0.5",
     "LOGIN_FREE_FAILURES": "1000000",
+    "LOGIN_ACCOUNT_FREE_FAILURES": "1000000",
 }
 
 

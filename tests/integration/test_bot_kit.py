@@ -10,16 +10,34 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 from games.models import Game, GameStatus, Move, MoveSource
 from tests.integration.test_bots_and_clocks import assert_replays
-from tests.integration.web import WebServer, sign_up
+from tests.integration.web import WebServer, request
 from tests.integration.workers import ROOT, WITH_WORKERS
 
 pytestmark = WITH_WORKERS
 
 KIT = ROOT / "clients" / "python"
 EXAMPLE = ROOT / "examples" / "kit_bot.py"
+
+
+def kit_account(port: int, command: str, cwd: Path, *extra: str) -> str:
+    """``chickenfoot-bot register|token kitbot``, the password from the environment: the
+    token it prints as an ``export`` line."""
+    run = subprocess.run(
+        [sys.executable, "-m", "chickenfoot_bot", command, "kitbot", "--url", f"http://127.0.0.1:{port}", *extra],
+        env={**os.environ, "PYTHONPATH": str(KIT), "CHICKENFOOT_PASSWORD": "a long passphrase for a bot"},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    found = re.fullmatch(r"export CHICKENFOOT_TOKEN=(cf_\S+)\n", run.stdout)
+    assert found, run.stdout
+    return found.group(1)
 
 
 def test_the_example_bot_plays_a_match_against_three_server_bots_to_the_end(
@@ -36,7 +54,12 @@ def test_the_example_bot_plays_a_match_against_three_server_bots_to_the_end(
         env={"CELERY_QUEUE": queue_name, "LIVE_STREAM_MAX_SECONDS": "0.1"},
     )
     try:
-        token = sign_up(web.port, "kitbot")
+        # A newcomer's first steps (docs/bots.md): an account and a token from the kit itself.
+        token = kit_account(web.port, "register", tmp_path)
+        second = kit_account(web.port, "token", tmp_path, "--name", "laptop")
+        assert second != token
+        status, me = request(web.port, "GET", "/api/v1/me/", token=second)
+        assert status == 200 and me["username"] == "kitbot", me
         run = subprocess.run(
             [
                 sys.executable,

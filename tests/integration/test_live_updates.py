@@ -264,11 +264,23 @@ def test_stream_resumes_from_last_event_id_without_gap_or_duplicate(make_player,
     assert received == list(range(received[0], final_seq + 1))
 
 
-def test_stream_refuses_a_last_event_id_beyond_the_game(make_player, web_servers):
+def test_stream_takes_a_last_event_id_beyond_the_game_as_its_seq(make_player, web_servers):
+    """An id the game has not reached (the contract allows any ten digits): the
+    snapshot, then the game's next event, as if the id were the game's seq."""
     server = web_servers()
-    game, _ = duel(make_player)
-    status, body = server.request("GET", f"/api/v1/games/{game.pk}/stream/?last_event_id={game.seq + 5}")
-    assert status == 400 and body["code"] == "validation_error"
+    game, players = duel(make_player)
+    stream = SseClient(
+        server.port, f"/api/v1/games/{game.pk}/stream/", token=token_of(players[0]), last_event_id="9999999999"
+    )
+    messages = stream.messages()
+    snapshot = next(messages)
+    assert snapshot.event == "snapshot" and snapshot.data["game"]["seq"] == game.seq
+    move_once(game.pk, players)
+    for message in within(30, messages):
+        if message.id is not None:
+            assert int(message.id) == game.seq + 1
+            break
+    stream.close()
 
 
 def post_move(server: WebServer, game_id: int, players: dict) -> int:

@@ -47,7 +47,8 @@ def retry_after_seconds(headers: Mapping[str, str] | http.client.HTTPMessage, bo
 
 
 class Client:
-    """JSON over HTTP to one server (``base_url``, e.g. ``http://127.0.0.1:8000``) with one token."""
+    """JSON over HTTP to one server (``base_url``, e.g. ``http://127.0.0.1:8000``) with one
+    token (``""``: none, for registering and for a token asked for by password)."""
 
     def __init__(
         self,
@@ -75,7 +76,7 @@ class Client:
 
     def headers(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         return {
-            "Authorization": f"Bearer {self.token}",
+            **({"Authorization": f"Bearer {self.token}"} if self.token else {}),  # "": anonymous
             "Accept": "application/json",
             "User-Agent": "chickenfoot-bot",
             **(extra or {}),

@@ -8,11 +8,18 @@
 
 BOT is ``module:function`` (the current directory is searched first) or
 ``path/to/file.py:function``; ``:function`` defaults to ``:choose``.
+
+An account and a token first (docs/bots.md), the password asked for (or
+CHICKENFOOT_PASSWORD):
+
+    chickenfoot-bot register mybot --url http://127.0.0.1:8000   # a new account, and a token for it
+    chickenfoot-bot token mybot --name laptop                     # another token for an account
 """
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import importlib
 import importlib.util
 import logging
@@ -72,6 +79,51 @@ def join(client: Client, game_id: int) -> None:
         log.info("already seated at game %d", game_id)
 
 
+ACCOUNT_COMMANDS = ("register", "token")
+
+
+def account_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="chickenfoot-bot", description="An account and API tokens for your bot.")
+    p.add_argument("command", choices=ACCOUNT_COMMANDS, help="register: a new account and a token; token: a token")
+    p.add_argument("username")
+    p.add_argument("--url", default=os.environ.get("CHICKENFOOT_URL", "http://127.0.0.1:8000"))
+    p.add_argument("--name", default="chickenfoot-bot", help="what to call the token (GET /api/v1/tokens/ lists it)")
+    return p
+
+
+def password_for(username: str, *, confirm: bool) -> str:
+    """CHICKENFOOT_PASSWORD, or asked for at the terminal (twice for a new account)."""
+    password = os.environ.get("CHICKENFOOT_PASSWORD")
+    if password:
+        return password
+    password = getpass.getpass(f"password for {username}: ")
+    if confirm and getpass.getpass("the same again: ") != password:
+        raise SystemExit("chickenfoot-bot: the two passwords differ")
+    return password
+
+
+def account_main(argv: list[str]) -> int:
+    """``register`` / ``token``: prints the token (shown this once) as a line to ``export``."""
+    args = account_parser().parse_args(argv)
+    client = Client(args.url, "", max_attempts=1)  # anonymous; a 429 is reported, not waited out
+    password = password_for(args.username, confirm=args.command == "register")
+    try:
+        if args.command == "register":
+            client.post("/players/", {"username": args.username, "password": password})
+            print(f"registered {args.username} on {args.url}", file=sys.stderr)
+        issued = client.post("/tokens/", {"username": args.username, "password": password, "name": args.name})
+    except ApiError as error:
+        print(f"chickenfoot-bot {args.command}: {error}", file=sys.stderr)
+        for field, messages in error.body.get("errors", {}).items():
+            print(f"  {field}: {' '.join(messages)}", file=sys.stderr)
+        if error.code == "rate_limited" and args.command == "register":
+            print("  (a local server takes more with THROTTLE_REGISTER=1000/hour: docs/bots.md)", file=sys.stderr)
+        return 1
+    print(f"export CHICKENFOOT_TOKEN={issued['token']}")
+    print("# shown this once: keep it; then: chickenfoot-bot --new-vs-bots 3 mybot:choose", file=sys.stderr)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="chickenfoot-bot", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -96,6 +148,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in ACCOUNT_COMMANDS:
+        return account_main(argv)
     args = parser().parse_args(argv)
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO,

@@ -18,7 +18,7 @@ import type { components, paths } from "./openapi.js";
 import { parseSse, type SseFrame } from "./sse.js";
 
 type Schemas = components["schemas"];
-type Game = Schemas["Game"];
+type Game = Schemas["GameView"];
 type Event = Schemas["Event"];
 type EventData = Schemas["EventData"];
 type EventType = Event["type"];
@@ -450,9 +450,20 @@ function checkGameView(played: GameStreamResult): string {
   for (const move of you.legal_moves) {
     // A legal move, with the seq it was decided on, is a move submission as it stands.
     const submit: MoveSubmit = { ...move, expected_seq: view.game.seq };
+    // The contract's move is a oneOf told apart by type: a play without its tile, or a
+    // draw that names a tile, does not compile (tsc fails on an unused expectation).
+    // @ts-expect-error a play needs its tile
+    const noTile: MoveSubmit = { type: "play", end: "e1", expected_seq: 0 };
+    // @ts-expect-error a draw has no tile
+    const drawWithTile: MoveSubmit = { type: "draw", tile: "1-2", expected_seq: 0 };
+    void noTile;
+    void drawWithTile;
     assert.equal(submit.type, move.type);
     if (move.type !== "play") continue;
-    assert.ok(move.tile !== undefined && move.end !== undefined, "a play names its tile and end");
+    // The type narrows the union: a play's tile and end are strings, not optional.
+    const tile: string = move.tile;
+    const openEnd: string = move.end;
+    assert.ok(tile.length > 0 && openEnd.length > 0, "a play names its tile and end");
     assert.ok(you.hand.includes(move.tile), `${move.tile} is in your hand`);
     const end = ends.get(move.end);
     assert.ok(end?.playable === true && pips(move.tile).includes(end.pip), `${move.tile} fits ${move.end}`);
