@@ -10,6 +10,7 @@ import os
 
 from celery import Celery
 
+from core.request_context import connect_celery
 from ops.worker import Recovery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -18,6 +19,7 @@ app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 app.steps["consumer"].add(Recovery)
+connect_celery()  # request ids across the hop, task counts and run times (core.request_context)
 
 
 @app.on_after_configure.connect

@@ -5,6 +5,8 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from ops.metrics import metrics_page
+
 urlpatterns = [
     path("api/v1/", include("players.urls")),
     path("api/v1/", include("games.urls")),
@@ -25,6 +27,7 @@ urlpatterns = [
     ),
     path("api-auth/", include("rest_framework.urls")),
     path("admin/", admin.site.urls),
+    path("metrics", metrics_page, name="metrics"),  # Prometheus, off the API (docs/observability.md)
     path("", include("web.urls")),  # last: the browser client's own pages
 ]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core import metrics
 from core.errors import CoreCode
 from core.inputs import validated
 from core.schema import problem_responses
@@ -299,6 +301,17 @@ class GameMovesApi(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
+        started = time.perf_counter()
+        try:
+            response = self._submit(request, game_id)
+        except Exception as error:
+            code = getattr(error, "code", None)
+            metrics.MOVES_REFUSED.labels(code if isinstance(code, str) else "server_error").inc()
+            raise
+        metrics.MOVE_DURATION.labels("player").observe(time.perf_counter() - started)
+        return response
+
+    def _submit(self, request: Request, game_id: int) -> Response:
         data = move_submit_input(request.data)
         expected_seq = data.pop("expected_seq")
         key = request.headers.get("Idempotency-Key", "")

@@ -23,6 +23,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from core import metrics
 from core.errors import ApiError, CoreCode
 from games import account_feeds
 from games import services as game_services
@@ -351,6 +352,8 @@ def _open_table(seeks: list[Seek], *, bots: int, report: MatchReport) -> None:
         report.failed += len(seeks)
         return
     _close(seeks, SeekStatus.MATCHED, SeekEndReason.BOTS if bots else SeekEndReason.PLAYERS, game=game)
+    waits = [(seek.matched_at - seek.created_at).total_seconds() for seek in seeks]
+    transaction.on_commit(lambda: [metrics.SEEK_WAIT.observe(wait) for wait in waits])
     report.games.append(game.pk)
     if bots:
         report.with_bots += len(seeks)

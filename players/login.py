@@ -25,6 +25,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
+from core import metrics
 from players.models import User
 
 
@@ -56,6 +57,9 @@ def record_failure(account: User) -> float:
         lock = lock_seconds(row.failed_logins)
         row.login_locked_until = timezone.now() + timedelta(seconds=lock) if lock else None
         row.save(update_fields=["failed_logins", "login_locked_until"])
+    metrics.LOGIN_FAILURES.inc()
+    if lock:
+        metrics.LOGIN_LOCKS.inc()
     return lock
 
 

@@ -39,6 +39,8 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 | LOG_LEVEL            | INFO                                  |
 | MATCHMAKING_INTERVAL_SECONDS | 2 (beat runs quick play's matcher) |
 | MATCHMAKING_RATING_WINDOW_BASE / _PER_SECOND / _MOST | 3 / 0.1 / 25 |
+| METRICS_ENABLED / METRICS_DIR / METRICS_ALLOW / METRICS_TOKEN | see ``observability`` |
+| LOG_FORMAT           | plain (json: one JSON object a line)  |
 
 Read by the web server, not here: WEB_CONCURRENCY (4 processes), PORT (8000),
 WEB_KEEPALIVE (5 s) in ``config/gunicorn.conf.py``; WSGI_THREADS (2 per
@@ -51,7 +53,7 @@ hosts, apps, middleware, templates, static files - from the apps' folders with
 DEBUG on, the hashed, compressed copies ``collectstatic`` writes with DEBUG off),
 ``database``, ``accounts`` (log-in lock, tokens, passwords), ``redis`` (cache), ``celery`` (broker, beat,
 heartbeats), ``health``, ``live`` (long-poll and streams), ``api`` (DRF,
-drf-spectacular, proxies, body size), ``matchmaking`` (quick play's matcher), ``logging``.
+drf-spectacular, proxies, body size), ``matchmaking`` (quick play's matcher), ``observability`` (metrics, traces), ``logging``.
 """
 
 # The order above, not the alphabet's (no module redefines another's names).
@@ -65,5 +67,6 @@ from config.settings.health import *  # noqa: F403
 from config.settings.live import *  # noqa: F403
 from config.settings.api import *  # noqa: F403
 from config.settings.matchmaking import *  # noqa: F403
+from config.settings.observability import *  # noqa: F403
 from config.settings.logging import *  # noqa: F403
 # isort: on

@@ -45,6 +45,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "core.request_context.RequestContext",  # request id (X-Request-ID), HTTP metrics: first, to see every answer
     "core.middleware.ApiProblems",  # every error under /api/ is a problem document
     "core.middleware.ClientAddress",  # REMOTE_ADDR: X-Forwarded-For only behind NUM_PROXIES proxies
     "django.middleware.security.SecurityMiddleware",

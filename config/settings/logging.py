@@ -1,12 +1,27 @@
-"""Logging: plain lines to the console (stderr), one handler for every logger."""
+"""Logging: to the console (stderr), one handler for every logger; ``LOG_FORMAT``
+``plain`` (the default: a readable line) or ``json`` (one JSON object a line, for a
+log collector: time, level, logger, message, request_id, account_id, game_id, task;
+``core.request_context``)."""
+
+from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.env import env
+
+LOG_FORMAT = env.str("LOG_FORMAT", default="plain").lower()
+if LOG_FORMAT not in ("plain", "json"):
+    raise ImproperlyConfigured(f"LOG_FORMAT={LOG_FORMAT!r}: give plain or json.")
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"context": {"()": "core.request_context.ContextFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "core.request_context.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["context"]},
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO").upper()},
     "loggers": {
         # Replaces Django's own console handler for "django", which would print twice.

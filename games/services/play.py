@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from typing import Any
 
 from django.db import IntegrityError
 from django.utils import timezone
 
+from core import metrics
 from games import engine
 from games.engine import Match, RuleError
 from games.engine import Move as EngineMove
@@ -100,7 +102,10 @@ def move_submit(
 def _choose(game: Game, match: Match, seat_number: int, strategy_name: str) -> dict[str, Any]:
     """A strategy's move for a seat, from exactly what that seat may see."""
     rng = random.Random(f"{game.seed}:{match.move_count}")
-    return STRATEGIES[strategy_name].choose(engine.seat_view(match, seat_number), rng)
+    started = time.perf_counter()
+    move = STRATEGIES[strategy_name].choose(engine.seat_view(match, seat_number), rng)
+    metrics.BOT_DECISION.labels(strategy_name).observe(time.perf_counter() - started)
+    return move
 
 
 def _turn_seat(game: Game) -> int:
@@ -175,7 +180,10 @@ def _timeout(change: GameChange, expected_seq: int) -> MoveResult | None:
     change.events_append(*notes)
     match = Match.from_dict(game.state)
     move = _choose(game, match, seat.number, level)
-    return change.move_record(seat, move, source=MoveSource.TIMEOUT, actor=None, match=match, seats=seats)
+    result = change.move_record(seat, move, source=MoveSource.TIMEOUT, actor=None, match=match, seats=seats)
+    metrics.TURN_CLOCKS_FIRED.inc()
+    metrics.TURN_CLOCK_LATENESS.observe((timezone.now() - game.turn_deadline).total_seconds())
+    return result
 
 
 def seat_change_record(change: GameChange, payload: dict[str, Any]) -> None:
