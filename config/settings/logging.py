@@ -11,6 +11,13 @@ LOG_FORMAT = env.str("LOG_FORMAT", default="plain").lower()
 if LOG_FORMAT not in ("plain", "json"):
     raise ImproperlyConfigured(f"LOG_FORMAT={LOG_FORMAT!r}: give plain or json.")
 
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").upper()
+#: The project's own loggers, at LOG_LEVEL by name: a Celery worker's ``-l`` sets the root
+#: logger's level (serve's worker runs ``-l warning``, for Celery's own chatter) and must
+#: not silence the project's lines, which carry the request ids across the hop.
+PROJECT_LOGGERS = ("core", "games", "players", "bots", "moderation", "ops", "challenges", "matchmaking")
+PROJECT_LOGGERS += ("ratings", "ladder", "chat", "config")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -22,8 +29,9 @@ LOGGING = {
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["context"]},
     },
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO").upper()},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
+        **{name: {"level": LOG_LEVEL} for name in PROJECT_LOGGERS},
         # Replaces Django's own console handler for "django", which would print twice.
         "django": {"handlers": ["console"], "level": "INFO", "propagate": False},
         # kombu warns "No hostname was supplied" for the hostless embedded brokers.
