@@ -78,7 +78,7 @@ def _histogram(name: str, doc: str, labels: tuple[str, ...] = (), buckets: tuple
     return Histogram(PREFIX + name, doc, labels, buckets=buckets)
 
 
-def _gauge(name: str, doc: str, labels: tuple[str, ...] = (), mode: str = "livesum") -> Any:
+def _gauge(name: str, doc: str, labels: tuple[str, ...] = (), mode: Any = "livesum") -> Any:
     if not enabled():
         return NULL
     from prometheus_client import Gauge
@@ -220,5 +220,5 @@ def exposition() -> tuple[bytes, str]:
     registry = CollectorRegistry()
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         multiprocess.MultiProcessCollector(registry)
-    registry.register(_ScrapeTime())  # type: ignore[arg-type]
+    registry.register(_ScrapeTime())
     return generate_latest(registry), CONTENT_TYPE_LATEST

@@ -352,7 +352,7 @@ def _open_table(seeks: list[Seek], *, bots: int, report: MatchReport) -> None:
         report.failed += len(seeks)
         return
     _close(seeks, SeekStatus.MATCHED, SeekEndReason.BOTS if bots else SeekEndReason.PLAYERS, game=game)
-    waits = [(seek.matched_at - seek.created_at).total_seconds() for seek in seeks]
+    waits = [(seek.matched_at - seek.created_at).total_seconds() for seek in seeks if seek.matched_at is not None]
     transaction.on_commit(lambda: [metrics.SEEK_WAIT.observe(wait) for wait in waits])
     report.games.append(game.pk)
     if bots:

@@ -7,6 +7,9 @@ OpenTelemetry traces. (The log format is in ``logging``.)
 | METRICS_DIR        | <RUN_DIR>/metrics (prometheus-client's multiprocess folder) |
 | METRICS_ALLOW      | 127.0.0.1/32,::1/128 (addresses that may GET /metrics) |
 | METRICS_TOKEN      | (none; set: ``Authorization: Bearer <it>`` also lets a scraper in) |
+| OTEL_EXPORTER_OTLP_ENDPOINT | (none: no traces; set: traces go there over OTLP/HTTP) |
+| TRACING_FILE       | (none; set: traces as JSON lines appended to this file) |
+| OTEL_SERVICE_NAME  | chickenfoot                                         |
 """
 
 import os
@@ -26,3 +29,8 @@ if METRICS_ENABLED:
     # metric is made (core.metrics, after the settings); children inherit it.
     METRICS_DIR.mkdir(parents=True, exist_ok=True)
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(METRICS_DIR)
+
+# Traces (core.tracing): on when OTEL_EXPORTER_OTLP_ENDPOINT (the OpenTelemetry variables
+# then say where and how) or TRACING_FILE (spans as JSON lines in that file) is set.
+TRACING_FILE = env.str("TRACING_FILE", default="")
+TRACING_SERVICE_NAME = env.str("OTEL_SERVICE_NAME", default="chickenfoot")
