@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -102,9 +100,9 @@ MOVES_ACCEPTED = _counter(
     "moves_accepted_total", "Moves committed, by who made them (player, bot, timeout).", ("source",)
 )
 MOVES_REFUSED = _counter("moves_refused_total", "Players' moves refused, by error code.", ("code",))
-MOVE_DURATION = _histogram(
-    "move_duration_seconds", "A move's handling, from the request or task to its commit, by source.", ("source",)
-)
+# A move's latency is not a metric of its own (it would cost the move two more writes):
+# a player's is http_request_duration_seconds{route="api/v1/games/<int:game_id>/moves/"},
+# a bot's or a turn clock's celery_task_duration_seconds{task="bots.play_bot_turn"|"games.turn_timeout"}.
 BOT_DECISION = _histogram(
     "bot_decision_seconds", "A bot strategy's time to choose a move, by strategy (level).", ("strategy",)
 )
@@ -139,14 +137,17 @@ BREAKER_OPEN = _gauge(
 )
 
 
-@contextmanager
-def timed(histogram: Any) -> Iterator[None]:
-    """Observe the block's duration (seconds) in ``histogram`` (labelled already)."""
-    started = time.perf_counter()
-    try:
-        yield
-    finally:
-        histogram.observe(time.perf_counter() - started)
+_CHILDREN: dict[tuple[int, tuple[str, ...]], Any] = {}
+
+
+def labelled(metric: Any, *values: str) -> Any:
+    """``metric.labels(*values)``, kept: on the move path a dictionary look-up instead
+    of prometheus-client's checks and lock (label values are bounded, so is this)."""
+    key = (id(metric), values)
+    child = _CHILDREN.get(key)
+    if child is None:
+        child = _CHILDREN[key] = metric.labels(*values)
+    return child
 
 
 # --- The multiprocess folder ----------------------------------------------------

@@ -77,8 +77,8 @@ class RequestContext:
             route = match.route if match is not None else UNMATCHED
             method = request.method if request.method in _METHODS else "OTHER"
             elapsed = time.perf_counter() - started
-            metrics.HTTP_REQUESTS.labels(route, method, str(response.status_code)).inc()
-            metrics.HTTP_DURATION.labels(route, method).observe(elapsed)
+            metrics.labelled(metrics.HTTP_REQUESTS, route, method, str(response.status_code)).inc()
+            metrics.labelled(metrics.HTTP_DURATION, route, method).observe(elapsed)
             if log.isEnabledFor(logging.DEBUG):  # the route's template, never the query (it may hold a secret)
                 log.debug("%s %s -> %s in %.1f ms", method, route, response.status_code, elapsed * 1000)
         finally:
@@ -159,9 +159,9 @@ def task_finished(task: Any = None, state: str | None = None, **_: Any) -> None:
     name = getattr(task, "name", "") or "unknown"
     started = _task_clock.get()
     if started is not None:
-        metrics.CELERY_TASK_DURATION.labels(name).observe(time.perf_counter() - started)
+        metrics.labelled(metrics.CELERY_TASK_DURATION, name).observe(time.perf_counter() - started)
     outcome = {"SUCCESS": "succeeded", "FAILURE": "failed", "RETRY": "retried"}.get(state or "", "other")
-    metrics.CELERY_TASKS.labels(name, outcome).inc()
+    metrics.labelled(metrics.CELERY_TASKS, name, outcome).inc()
     CONTEXT.set(None)
     _task_clock.set(None)
 

@@ -72,7 +72,7 @@ class FollowUp:
 def after_commit(plan: FollowUp) -> None:
     """Tell listeners the game moved, then send the follow-up task (if any)."""
     for source in plan.move_sources:
-        metrics.MOVES_ACCEPTED.labels(source).inc()
+        metrics.labelled(metrics.MOVES_ACCEPTED, source).inc()
     try:
         players: Iterable[int | None] = plan.user_ids or ()
         if plan.user_ids is None:

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from core import metrics
 from games import services
 
 
 @shared_task(name="games.turn_timeout", ignore_result=True)
 def turn_timeout(game_id: int, expected_seq: int) -> None:
     """The turn clock of ``game_id`` at ``expected_seq`` may have run out."""
-    with metrics.timed(metrics.MOVE_DURATION.labels("timeout")):
-        services.turn_timeout(game_id=game_id, expected_seq=expected_seq)
+    services.turn_timeout(game_id=game_id, expected_seq=expected_seq)

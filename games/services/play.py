@@ -104,7 +104,7 @@ def _choose(game: Game, match: Match, seat_number: int, strategy_name: str) -> d
     rng = random.Random(f"{game.seed}:{match.move_count}")
     started = time.perf_counter()
     move = STRATEGIES[strategy_name].choose(engine.seat_view(match, seat_number), rng)
-    metrics.BOT_DECISION.labels(strategy_name).observe(time.perf_counter() - started)
+    metrics.labelled(metrics.BOT_DECISION, strategy_name).observe(time.perf_counter() - started)
     return move
 
 

@@ -89,6 +89,8 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("config/gunicorn.conf.py", "on_starting", "config.settings.observability"): "gunicorn's master: settings only",
     ("config/gunicorn.conf.py", "on_starting", "core.metrics"): "gunicorn's master, after the settings",
     ("config/gunicorn.conf.py", "child_exit", "core.metrics"): "gunicorn's master, after the settings",
+    ("tools/metrics_bench.py", "child", "core.metrics"): "a script: Django is set up in child() first",
+    ("tools/metrics_bench.py", "child", "core.request_context"): "a script: Django is set up in child() first",
 }
 
 
