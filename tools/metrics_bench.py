@@ -9,8 +9,8 @@ A player's move in the web process: the request's counter and latency histogram
 (``core.request_context``), its acceptance (``games.dispatch``), the notices it publishes (three channels),
 the request id (a uuid and a context variable); a bot's move in the worker: the
 task's start and end (context, counter, run-time histogram), the bot's decision
-time, the move's acceptance and notices. Prints microseconds per move of
-each, median of five alternating runs (compare only within one run: the machine's
+time, the move's acceptance and notices. Prints the process's CPU microseconds
+per move of each, median of five alternating runs (compare only within one run: the machine's
 speed drifts).
 """
 
@@ -59,10 +59,10 @@ def child(moves: int) -> None:
     for one in (player_move, bot_move):
         for _ in range(1000):  # warm up
             one()
-        started = time.perf_counter()
+        started = time.process_time()  # CPU, not wall time: the machine may be busy with other work
         for _ in range(moves):
             one()
-        results.append((time.perf_counter() - started) / moves)
+        results.append((time.process_time() - started) / moves)
     print(*results)
 
 
@@ -88,7 +88,7 @@ def main() -> None:
                 )
                 player, bot = (float(x) for x in done.stdout.split()[-2:])
                 runs[mode].append((player, bot))
-    print(f"metrics cost per move, median of 5 alternating runs of {moves} moves each")
+    print(f"metrics cost per move (process CPU), median of 5 alternating runs of {moves} moves each")
     for index, what in enumerate(("a player's move (web)", "a bot's move (worker)")):
         on = statistics.median(r[index] for r in runs["on"]) * 1e6
         off = statistics.median(r[index] for r in runs["off"]) * 1e6
