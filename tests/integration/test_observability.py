@@ -57,6 +57,29 @@ def delta(before: Page, after: Page, name: str, **labels: str) -> float:
     return total(after, name, **labels) - total(before, name, **labels)
 
 
+def test_open_streams_are_counted_while_open(serve):
+    connection = http.client.HTTPConnection("127.0.0.1", serve.port, timeout=30)
+    connection.request("GET", "/api/v1/me/stream/", headers={"Authorization": f"Bearer {serve.token}"})
+    response = connection.getresponse()
+    assert response.status == 200
+    assert response.fp.readline()  # the stream's first bytes: it is open
+    try:
+        wait_for(
+            lambda: total(page_of(serve.port), "chickenfoot_streams_open", kind="account") == 1,
+            30,
+            interval=0.3,
+            what="the open account stream to be counted",
+        )
+    finally:
+        connection.close()
+    wait_for(
+        lambda: total(page_of(serve.port), "chickenfoot_streams_open", kind="account") == 0,
+        30,
+        interval=0.3,
+        what="the closed stream to be counted out",
+    )
+
+
 def json_lines(text: str) -> list[dict[str, Any]]:
     """The JSON objects among the log's lines (serve's own banner lines are plain)."""
     entries = []
