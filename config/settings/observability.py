@@ -19,9 +19,9 @@ from config.settings.celery import RUN_DIR
 from config.settings.env import env
 
 METRICS_ENABLED = env.bool("METRICS_ENABLED", default=True)
-METRICS_DIR = Path(
-    env.str("PROMETHEUS_MULTIPROC_DIR", default="") or env.str("METRICS_DIR", default=str(RUN_DIR / "metrics"))
-)
+# Not PROMETHEUS_MULTIPROC_DIR: a process inherits that from whichever process started
+# it (set below), and a server started by another one (a test's) must keep its own folder.
+METRICS_DIR = Path(env.str("METRICS_DIR", default=str(RUN_DIR / "metrics")))
 METRICS_ALLOW = env.list("METRICS_ALLOW", default=["127.0.0.1/32", "::1/128"])
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 if METRICS_ENABLED:
