@@ -163,7 +163,8 @@ def _timeout(change: GameChange, expected_seq: int) -> MoveResult | None:
     game = change.game
     if not _still_due(change, expected_seq, "turn clock"):
         return None
-    if game.turn_deadline is None or game.turn_deadline > timezone.now():
+    deadline = game.turn_deadline
+    if deadline is None or deadline > timezone.now():
         return None
     seats = list(game.seats.all())
     seat = seats[_turn_seat(game)]
@@ -182,7 +183,7 @@ def _timeout(change: GameChange, expected_seq: int) -> MoveResult | None:
     move = _choose(game, match, seat.number, level)
     result = change.move_record(seat, move, source=MoveSource.TIMEOUT, actor=None, match=match, seats=seats)
     metrics.TURN_CLOCKS_FIRED.inc()
-    metrics.TURN_CLOCK_LATENESS.observe((timezone.now() - game.turn_deadline).total_seconds())
+    metrics.TURN_CLOCK_LATENESS.observe((timezone.now() - deadline).total_seconds())  # the move changed the deadline
     return result
 
 

@@ -4,10 +4,15 @@ a bot match: tests/integration/test_observability.py.)"""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
 from core import metrics
+from games import services
+from games.models import Game
 
 pytestmark = pytest.mark.django_db
 
@@ -105,3 +110,26 @@ def test_metrics_off_is_a_no_op_and_the_page_says_so(api_client, settings):
     settings.METRICS_ENABLED = False
     assert api_client.get(METRICS, REMOTE_ADDR="127.0.0.1").status_code == 404
     metrics.NULL.labels("x").inc()  # does nothing, raises nothing
+
+
+def test_a_turn_clock_that_fires_is_counted_with_its_lateness(
+    api_client, make_table, django_capture_on_commit_callbacks
+):
+    table = make_table(players=2)
+    game = Game.objects.get(pk=table.game_id)
+    Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now() - timedelta(seconds=3))
+    before = samples(api_client.get(METRICS, REMOTE_ADDR="127.0.0.1").content)
+    with django_capture_on_commit_callbacks(execute=True):  # the move is counted once committed
+        assert services.turn_timeout(game_id=game.pk, expected_seq=game.seq) is not None
+    after = samples(api_client.get(METRICS, REMOTE_ADDR="127.0.0.1").content)
+    assert (
+        value(after, "chickenfoot_turn_clocks_fired_total") - value(before, "chickenfoot_turn_clocks_fired_total") == 1
+    )
+    count = "chickenfoot_turn_clock_lateness_seconds_count"
+    assert value(after, count) - value(before, count) == 1
+    late = "chickenfoot_turn_clock_lateness_seconds_sum"
+    assert value(after, late) - value(before, late) >= 3
+    accepted = value(after, "chickenfoot_moves_accepted_total", source="timeout") - value(
+        before, "chickenfoot_moves_accepted_total", source="timeout"
+    )
+    assert accepted == 1
