@@ -8,16 +8,19 @@ starts or reconnects, and records a heartbeat (``ops.worker.Recovery``).
 
 import os
 
+# First: the project's modules below read the settings when imported (core.metrics).
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
 from celery import Celery
 
+from core.request_context import connect_celery
 from ops.worker import Recovery
-
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 app.steps["consumer"].add(Recovery)
+connect_celery()  # request ids across the hop, task counts and run times (core.request_context)
 
 
 @app.on_after_configure.connect

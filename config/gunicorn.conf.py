@@ -36,5 +36,22 @@ loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 # otherwise believe them from any client on 127.0.0.1.
 forwarded_allow_ips = ""
 
+
+def on_starting(server: object) -> None:
+    """Before the workers: the metrics folder exists, without a dead process's files."""
+    from config.settings import observability  # the settings alone (no app is loaded in the master)
+    from core import metrics
+
+    if observability.METRICS_ENABLED:
+        metrics.prepare_dir(observability.METRICS_DIR)
+
+
+def child_exit(server: object, worker: object) -> None:
+    """A worker ended: its open streams no longer count (prometheus-client's multiprocess mode)."""
+    from core import metrics
+
+    metrics.process_gone(int(getattr(worker, "pid", 0)))
+
+
 # Web processes keep a PostgreSQL connection pool per process (config/settings/database.py).
 os.environ.setdefault("DB_POOL", "true")

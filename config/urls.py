@@ -10,6 +10,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from core.csp import csp_report, redoc_bundle, redoc_page
 
+from ops.metrics import metrics_page
+
 urlpatterns = [
     path("api/v1/", include("players.urls")),
     path("api/v1/", include("games.urls")),
@@ -40,6 +42,7 @@ urlpatterns = [
     ),
     path("i18n/", include("django.conf.urls.i18n")),
     path("csp-report/", csp_report, name="csp-report"),  # browsers' CSP violation reports (core.csp)
+    path("metrics", metrics_page, name="metrics"),  # Prometheus, off the API (docs/observability.md)
     path("", include("web.urls")),  # last: the browser client's own pages
 ]
 

@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from core import tracing
+
 
 class CoreConfig(AppConfig):
     name = "core"
@@ -8,3 +10,6 @@ class CoreConfig(AppConfig):
     def ready(self) -> None:
         # Registers the OpenAPI extensions (the ErrorCode schema).
         from core import schema  # noqa: F401
+
+        # Traces, when configured (before the request handlers load their middleware).
+        tracing.setup()

@@ -7,7 +7,8 @@ to a host that does not answer costs its whole timeout), so after a failure the
 breaker stays *open* for ``cooldown`` seconds and callers skip the helper (and
 take their fallback) without trying. The first call after the cooldown tries
 again; while it keeps failing the cooldown doubles, up to ``max_cooldown``. The
-outage and the recovery are each logged once, with the reason.
+outage and the recovery are each logged once, with the reason, and shown in the
+``chickenfoot_breaker_open`` gauge (``core.metrics``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
+
+from core import metrics
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +32,7 @@ class Breaker:
         self._retry_at = 0.0  # monotonic time before which calls are skipped
         self._down_since: float | None = None  # monotonic time of the first failure of this outage
         self.reason = ""
+        metrics.BREAKER_OPEN.labels(name).set(0)
 
     @property
     def is_open(self) -> bool:
@@ -48,6 +52,7 @@ class Breaker:
             self.reason = f"{type(error).__name__}: {error}"
             if self._down_since is None:
                 self._down_since = now
+                metrics.BREAKER_OPEN.labels(self.name).set(1)
                 log.warning("%s is unavailable (%s); going on without it", self.name, self.reason)
 
     def succeeded(self) -> None:
@@ -57,6 +62,7 @@ class Breaker:
             if self._down_since is not None:
                 log.warning("%s is back after %.1f s", self.name, time.monotonic() - self._down_since)
                 self._down_since = None
+                metrics.BREAKER_OPEN.labels(self.name).set(0)
                 self._retry_at = 0.0
                 self._failures = 0
                 self.reason = ""

@@ -26,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 from django.core.cache import cache
 from django.db import connection
 
+from core import metrics
 from core.cache import count_in
 from core.models import RateCounter
 
@@ -60,6 +61,7 @@ class Limit:
         current, previous = self._count(counter, period, seconds)
         if previous * (1 - into) + current <= allowed:
             return None
+        metrics.THROTTLE_REFUSALS.labels(self.name).inc()
         return _wait(allowed, previous, current, into, seconds)
 
     def _count(self, counter: str, period: int, seconds: int) -> tuple[int, int]:

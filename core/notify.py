@@ -39,6 +39,7 @@ import logging
 import os
 import random
 import threading
+import time
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
@@ -48,6 +49,7 @@ from typing import Any
 import orjson
 from django.conf import settings
 
+from core import metrics
 from core.cache import REDIS, send_all
 from core.redisconn import async_redis_client, redis_client
 
@@ -95,12 +97,13 @@ Notice = tuple[str, Any]  # (channel, message or None)
 
 
 def _new_mark() -> bytes:
-    return b"@%d.%s;" % (os.getpid(), os.urandom(4).hex().encode())
+    return b"@%d.%s," % (os.getpid(), os.urandom(4).hex().encode())
 
 
 class _Origin:
-    """This process's mark on what it publishes to Redis (``@<mark>;`` before the
-    message): ``publish`` has woken this process's own waiters already, so its
+    """This process's mark on what it publishes to Redis (``@<mark>,<ms>;`` before the
+    message, ``<ms>`` the time it was published, in milliseconds since the epoch, for
+    the fan-out lag metric): ``publish`` has woken this process's own waiters already, so its
     listeners drop their own notices when Redis brings them back - a wake, a
     parse and a read of the frames already sent, per move and follower here.
     New in every process: a forked worker (gunicorn's, Celery's) makes its own."""
@@ -116,6 +119,14 @@ def _untag(data: Any) -> tuple[bool, Any]:
     if isinstance(data, bytes) and data[:1] == b"@":
         return data.startswith(_Origin.mark), data.partition(b";")[2]
     return False, data
+
+
+def _lag(data: Any) -> None:
+    """Observe how long ago another process published ``data`` (its ``,<ms>;`` stamp)."""
+    if isinstance(data, bytes):
+        stamp = data.partition(b";")[0].rpartition(b",")[2]
+        if stamp.isdigit():
+            metrics.NOTICE_FANOUT_LAG.observe(max(0.0, time.time() - int(stamp) / 1000))
 
 
 def message_of(data: Any) -> Any:
@@ -192,9 +203,11 @@ class Hub:
         waiters: its message (JSON text) is decoded once, and only if a waiter here
         keeps messages of ``channel``. A notice this process published is dropped:
         ``publish`` delivered it here already."""
+        raw = data
         own, data = _untag(data)
         if own:
             return
+        _lag(raw)
         with self._lock:
             targets = [w for w in self._waiters.get(channel, ()) if w[0] is loop]
             keeps = self._keepers.get(channel, 0) > 0
@@ -447,6 +460,7 @@ def publish(channels: Iterable[str], message: Any = None, *, messages: Mapping[s
     with that one. Notices that could not reach Redis are made good by the first
     that does: it goes out with ``RESYNC``, and every process re-reads once."""
     notices = {channel: message for channel in channels} | dict(messages or {})
+    metrics.NOTICES_PUBLISHED.inc(len(notices))
     for channel, value in notices.items():
         HUB.notify([channel], value)
     if not settings.REDIS_URL:
@@ -455,7 +469,7 @@ def publish(channels: Iterable[str], message: Any = None, *, messages: Mapping[s
         _Lost.flag = True
         return
     try:
-        mark = _Origin.mark
+        mark = b"%s%d;" % (_Origin.mark, time.time_ns() // 1_000_000)
         commands: list[tuple[Any, ...]] = [
             ("PUBLISH", channel, mark + (b"" if value is None else orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)))
             for channel, value in notices.items()

@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 from celery import current_app
 from django.utils import timezone
 
+from core import metrics
 from core.breaker import Breaker
 from games import live, selectors, turns
 from games.models import Event, GameStatus, Seat
@@ -67,10 +68,13 @@ class FollowUp:
     # change hands them over; None: the notice reads the last events itself.
     status: GameStatus | str | None = None
     events: tuple[Event, ...] | None = None
+    move_sources: tuple[str, ...] = ()  # who made the moves the change recorded (counted once committed)
 
 
 def after_commit(plan: FollowUp) -> None:
     """Tell listeners the game moved, then send the follow-up task (if any)."""
+    for source in plan.move_sources:
+        metrics.labelled(metrics.MOVES_ACCEPTED, source).inc()
     try:
         players: Iterable[int | None] = plan.user_ids or ()
         if plan.user_ids is None:

@@ -21,13 +21,14 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import suppress
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from rest_framework.request import Request
 
+from core import metrics
 from core.async_views import db_call
 from core.notify import Notice, auth_channel, spread
 from core.sse import KEEP_ALIVE, retry_hint, sse
@@ -80,7 +81,7 @@ async def events_after(game_id: int, after: int, wait: float) -> dict[str, Any]:
         return page
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait
-    async with HUB.subscription([game_channel(game_id)]) as wake:
+    async with HUB.subscription([game_channel(game_id)]) as wake, _counting(metrics.STREAMS_OPEN.labels("longpoll")):
         while True:
             wake.clear()  # before reading: a notice during the read is not lost
             page = await db_call(selectors.event_page, game_id=game_id, after=after)
@@ -88,6 +89,28 @@ async def events_after(game_id: int, after: int, wait: float) -> dict[str, Any]:
             if page["events"] or page["status"] in OVER or remaining <= 0:
                 return page
             await _wait(wake, min(remaining, poll_seconds()))
+
+
+@asynccontextmanager
+async def _counting(gauge: Any) -> AsyncIterator[None]:
+    """One more in ``gauge`` while the block runs (a waiting long-poll)."""
+    gauge.inc()
+    try:
+        yield
+    finally:
+        gauge.dec()
+
+
+async def _counted(frames: AsyncIterator[str], kind: str) -> AsyncIterator[str]:
+    """``frames``, counted in the open streams gauge (``kind``: game or account) while open."""
+    open_streams = metrics.STREAMS_OPEN.labels(kind)
+    open_streams.inc()
+    try:
+        async for frame in frames:
+            yield frame
+    finally:
+        open_streams.dec()
+        await frames.aclose()  # type: ignore[attr-defined]
 
 
 # -- the frame of both streams ---------------------------------------------------
@@ -286,7 +309,7 @@ def game_stream(
     event after seq ``after`` as ``id: <seq>``, and ``end`` when the game is over; with
     ``feeds`` (``game_feeds.start``), the feeds' frames for ``viewer`` (None: anonymous)."""
     reader = _GameReader(game_id, after, viewer, feeds)
-    return event_stream(snapshot, game_channel(game_id), reader.read, credentials)
+    return _counted(event_stream(snapshot, game_channel(game_id), reader.read, credentials), "game")
 
 
 # -- an account's stream ---------------------------------------------------------
@@ -351,6 +374,9 @@ def account_stream(
 ) -> AsyncIterator[str]:
     """The account's stream: ``snapshot`` (its ``games``, ``account_game_list`` rows,
     and the feeds' items, ``feeds`` saying which), then what happens from there on."""
-    return event_stream(
-        snapshot, user_channel(user.pk), _AccountReader(user, games, feeds).read, credentials, also=[lobby_channel()]
+    return _counted(
+        event_stream(
+            snapshot, user_channel(user.pk), _AccountReader(user, games, feeds).read, credentials, also=[lobby_channel()]
+        ),
+        "account",
     )

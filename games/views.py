@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core import metrics
 from core.errors import CoreCode
 from core.inputs import validated
 from core.schema import PAGE_PARAMETERS, problem_responses
@@ -301,6 +302,14 @@ class GameMovesApi(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
+        try:
+            return self._submit(request, game_id)
+        except Exception as error:
+            code = getattr(error, "code", None)
+            metrics.labelled(metrics.MOVES_REFUSED, code if isinstance(code, str) else "server_error").inc()
+            raise
+
+    def _submit(self, request: Request, game_id: int) -> Response:
         data = move_submit_input(request.data)
         expected_seq = data.pop("expected_seq")
         key = request.headers.get("Idempotency-Key", "")

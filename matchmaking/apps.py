@@ -13,3 +13,8 @@ class MatchmakingConfig(AppConfig):
         from matchmaking.feeds import SEEK_FEED
 
         account_feeds.register(SEEK_FEED)
+        # Seeks waiting, read when /metrics is scraped.
+        from core import metrics
+        from matchmaking.selectors import seeks_waiting_gauge
+
+        metrics.scrape_register(seeks_waiting_gauge)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext
 
 from core.errors import CoreCode
+from core.metrics import PREFIX
 from matchmaking.errors import SeekError
 from matchmaking.models import Seek, SeekStatus
 from players.models import User
@@ -36,3 +38,11 @@ def seek_feed(*, user: User, keys: Sequence[str], since: datetime | None) -> lis
     if since is not None:
         wanted |= Q(updated_at__gte=since)
     return list(Seek.objects.filter(wanted, user=user).order_by("created_at", "id"))
+
+
+def seeks_waiting_gauge() -> Iterator[Any]:
+    """``chickenfoot_seeks_waiting``: quick play's seeks waiting now (read when /metrics is scraped)."""
+    from prometheus_client.core import GaugeMetricFamily
+
+    waiting = Seek.objects.filter(status=SeekStatus.WAITING).count()
+    yield GaugeMetricFamily(f"{PREFIX}seeks_waiting", "Quick play's seeks waiting for a table.", value=float(waiting))

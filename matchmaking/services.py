@@ -25,6 +25,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from bots.strategies import STRATEGIES
+from core import metrics
 from core.errors import ApiError, CoreCode
 from games import account_feeds
 from games import services as game_services
@@ -356,6 +357,8 @@ def _open_table(seeks: list[Seek], *, bots: int, report: MatchReport) -> None:
         report.failed += len(seeks)
         return
     _close(seeks, SeekStatus.MATCHED, SeekEndReason.BOTS if bots else SeekEndReason.PLAYERS, game=game)
+    waits = [(seek.matched_at - seek.created_at).total_seconds() for seek in seeks if seek.matched_at is not None]
+    transaction.on_commit(lambda: [metrics.SEEK_WAIT.observe(wait) for wait in waits])
     report.games.append(game.pk)
     if bots:
         report.with_bots += len(seeks)

@@ -3,13 +3,17 @@ an account's history and the report queue's counts."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime, time, timedelta
 
 from django.db.models import Count, Q, QuerySet
+from django.db.models.functions import TruncDate, TruncWeek
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from chat.models import ChatMessage
+from games.models import Game, Move, MoveSource
 from moderation.errors import ModerationCode, ModerationError
 from moderation.models import (
     AuditEntry,
@@ -123,3 +127,88 @@ def account_history(*, user: User) -> list[HistoryRow]:
         rows.append(HistoryRow(entry.created_at, "audit", text, by, entry))
     rows.sort(key=lambda row: row.at, reverse=True)
     return rows
+
+
+# -- the moderators' dashboard (moderation.admin.dashboard) ------------------------
+
+#: Open reports' ages, in hours: up to each bound (the last: older).
+REPORT_AGE_BOUNDS = (1, 6, 24, 72, 168)
+
+
+@dataclass(frozen=True)
+class DashboardFigures:
+    days: list[date]  # the last ``days`` days, oldest first (UTC)
+    weeks: list[date]  # the Mondays of the last ``weeks`` weeks
+    reports_by_reason: dict[str, list[int]]  # reason -> reports per day
+    open_by_age: list[int]  # open or assigned reports per age bucket (REPORT_AGE_BOUNDS, then older)
+    sanctions_by_kind: dict[str, list[int]]  # kind -> sanctions started per week
+    games_per_day: list[int]  # games created
+    players_per_day: list[int]  # accounts that made a move (server bots' moves do not count)
+    messages_removed_per_day: list[int]
+
+
+def _per_day(rows: Iterable[tuple[date, int]], days: list[date]) -> list[int]:
+    counts = dict(rows)
+    return [int(counts.get(day, 0)) for day in days]
+
+
+def dashboard_figures(*, now: datetime | None = None, days: int = 30, weeks: int = 12) -> DashboardFigures:
+    """What the dashboard draws, each figure one grouped query."""
+    now = now or timezone.now()
+    today = now.astimezone(UTC).date()
+    day_list = [today - timedelta(days=n) for n in range(days - 1, -1, -1)]
+    since = datetime.combine(day_list[0], time.min, tzinfo=UTC)
+    monday = today - timedelta(days=today.weekday())
+    week_list = [monday - timedelta(weeks=n) for n in range(weeks - 1, -1, -1)]
+    week_since = datetime.combine(week_list[0], time.min, tzinfo=UTC)
+
+    by_reason: dict[str, dict[date, int]] = {}
+    rows = (
+        Report.objects.filter(created_at__gte=since)
+        .annotate(day=TruncDate("created_at", tzinfo=UTC))
+        .values_list("reason", "day")
+        .annotate(n=Count("id"))
+    )
+    for reason, day, n in rows:
+        by_reason.setdefault(reason, {})[day] = n
+    open_ages = [0] * (len(REPORT_AGE_BOUNDS) + 1)
+    for created in Report.objects.exclude(status=ReportStatus.RESOLVED).values_list("created_at", flat=True):
+        hours = (now - created).total_seconds() / 3600
+        open_ages[next((i for i, bound in enumerate(REPORT_AGE_BOUNDS) if hours < bound), len(REPORT_AGE_BOUNDS))] += 1
+    by_kind: dict[str, dict[date, int]] = {}
+    sanction_rows = (
+        Sanction.objects.filter(starts_at__gte=week_since)
+        .annotate(week=TruncWeek("starts_at", tzinfo=UTC))
+        .values_list("kind", "week")
+        .annotate(n=Count("id"))
+    )
+    for kind, week, n in sanction_rows:
+        by_kind.setdefault(kind, {})[week.date() if isinstance(week, datetime) else week] = n
+    games = (
+        Game.objects.filter(created_at__gte=since)
+        .annotate(day=TruncDate("created_at", tzinfo=UTC))
+        .values_list("day")
+        .annotate(n=Count("id"))
+    )
+    players = (
+        Move.objects.filter(created_at__gte=since, source=MoveSource.PLAYER, actor__isnull=False)
+        .annotate(day=TruncDate("created_at", tzinfo=UTC))
+        .values_list("day")
+        .annotate(n=Count("actor", distinct=True))
+    )
+    removed = (
+        ChatMessage.objects.filter(removed_at__gte=since)
+        .annotate(day=TruncDate("removed_at", tzinfo=UTC))
+        .values_list("day")
+        .annotate(n=Count("id"))
+    )
+    return DashboardFigures(
+        days=day_list,
+        weeks=week_list,
+        reports_by_reason={reason: _per_day(counts.items(), day_list) for reason, counts in sorted(by_reason.items())},
+        open_by_age=open_ages,
+        sanctions_by_kind={kind: _per_day(counts.items(), week_list) for kind, counts in sorted(by_kind.items())},
+        games_per_day=_per_day(games, day_list),
+        players_per_day=_per_day(players, day_list),
+        messages_removed_per_day=_per_day(removed, day_list),
+    )

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from core import metrics
 from core.processes import describe_exit, signal_group, spawn, stop_groups
 
 log = logging.getLogger(__name__)
@@ -103,6 +104,7 @@ class Supervisor:
         assert child.process is not None
         pid = child.process.pid
         signal_group(child.process, signal.SIGKILL)  # whatever it left behind
+        metrics.process_gone(pid)  # its open streams no longer count
         lived = now - child.started
         child.quick_deaths = child.quick_deaths + 1 if lived < self.stable_after else 1
         delay = min(self.max_backoff, self.backoff * 2 ** (child.quick_deaths - 1))

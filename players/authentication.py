@@ -8,6 +8,7 @@ from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
 
+from core import request_context
 from core.errors import CoreCode
 from core.problems import WWW_AUTHENTICATE
 from players import selectors, services
@@ -40,6 +41,7 @@ class ApiTokenAuthentication(BaseAuthentication):
         if not (self.cached and CACHE.enabled()):
             token = self._check(selectors.token_get_active(secret=secret))
             services.token_mark_used(token=token)
+            request_context.bind(account_id=token.user_id)
             return token.user, token
         digest = token_digest(secret)
         cached = CACHE.get(digest)
@@ -53,6 +55,7 @@ class ApiTokenAuthentication(BaseAuthentication):
         services.token_mark_used(token=token)
         if token.last_used_at is not used:
             CACHE.touch(digest, token.last_used_at)
+        request_context.bind(account_id=token.user_id)
         return token.user, token
 
     @staticmethod

@@ -37,6 +37,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
+from core import metrics
 from players.models import LoginAddress, User
 
 
@@ -107,6 +108,9 @@ def record_failure(account: User, *, address: str | None = None) -> float:
             user.login_locked_until = now + timedelta(seconds=ceiling) if ceiling else None
             user.save(update_fields=["failed_logins", "login_locked_until"])
             lock = max(lock, ceiling)
+    metrics.LOGIN_FAILURES.inc()
+    if lock:
+        metrics.LOGIN_LOCKS.inc()
     return lock
 
 

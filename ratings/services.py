@@ -28,6 +28,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from core import metrics
 from core.errors import CoreCode
 from games.models import Game, GameStatus, Move, MoveSource, Seat
 from players.models import User
@@ -146,6 +147,8 @@ def match_rate(*, game: Game, seats: Sequence[Seat]) -> list[RatingChange]:
         )
     _ratings_save(list(locked.values()))
     RatingChange.objects.bulk_create(changes)
+    count = len(changes)
+    transaction.on_commit(lambda: metrics.RATING_UPDATES.inc(count))
     cache.generations_bump_on_commit(pools=[pool, cache.members(pool)] if joined else [pool])
     return changes
 

@@ -45,6 +45,8 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 | MATCHMAKING_RATING_WINDOW_BASE / _PER_SECOND / _MOST | 3 / 0.1 / 25 |
 | DEFAULT_TURN_SECONDS | 60 (the turn clock when none is asked for) |
 | MATCHMAKING_DEFAULT_WAIT_SECONDS | 60 (a seek's wait when it does not say) |
+| METRICS_ENABLED / METRICS_DIR / METRICS_ALLOW / METRICS_TOKEN | see ``observability`` |
+| LOG_FORMAT           | plain (json: one JSON object a line)  |
 
 Read by the web server, not here: WEB_CONCURRENCY (4 processes), PORT (8000),
 WEB_KEEPALIVE (5 s) in ``config/gunicorn.conf.py``; WSGI_THREADS (2 per
@@ -58,7 +60,7 @@ DEBUG on, the hashed, compressed copies ``collectstatic`` writes with DEBUG off)
 ``database``, ``accounts`` (log-in lock, tokens, passwords), ``redis`` (cache), ``celery`` (broker, beat,
 heartbeats), ``health``, ``live`` (long-poll and streams), ``api`` (DRF,
 drf-spectacular, proxies, body size), ``matchmaking`` (quick play's matcher), ``security`` (HTTPS, cookies, password
-hashers, Content-Security-Policy: its own table of variables), ``logging``.
+hashers, Content-Security-Policy: its own table of variables), ``observability`` (metrics, traces), ``logging``.
 """
 
 # The order above, not the alphabet's (no module redefines another's names).
@@ -73,5 +75,6 @@ from config.settings.live import *  # noqa: F403
 from config.settings.api import *  # noqa: F403
 from config.settings.matchmaking import *  # noqa: F403
 from config.settings.security import *  # noqa: F403
+from config.settings.observability import *  # noqa: F403
 from config.settings.logging import *  # noqa: F403
 # isort: on

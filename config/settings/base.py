@@ -44,6 +44,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "core.request_context.RequestContext",  # request id (X-Request-ID), HTTP metrics: first, to see every answer
     "django.middleware.locale.LocaleMiddleware",  # first: every answer, problems included, in the reader's language
     "core.middleware.ApiProblems",  # every error under /api/ is a problem document
     "core.middleware.ClientAddress",  # REMOTE_ADDR: X-Forwarded-For only behind NUM_PROXIES proxies

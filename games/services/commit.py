@@ -206,6 +206,7 @@ class GameChange:
             # What live listeners are told, without reading it back: the change's events end at seq.
             status=game.status if self._new_events else None,
             events=tuple(self._new_events) if self._new_events else None,
+            move_sources=tuple(str(move.source) for move in self._new_moves),
         )
         transaction.on_commit(lambda: dispatch.after_commit(plan))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from typing import Any
 
 from django.db import IntegrityError
@@ -12,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from bots.strategies import STRATEGIES
+from core import metrics
 from games import engine
 from games.engine import Match, RuleError
 from games.engine import Move as EngineMove
@@ -105,7 +107,10 @@ def move_submit(
 def _choose(game: Game, match: Match, seat_number: int, strategy_name: str) -> dict[str, Any]:
     """A strategy's move for a seat, from exactly what that seat may see."""
     rng = random.Random(f"{game.seed}:{match.move_count}")
-    return STRATEGIES[strategy_name].choose(engine.seat_view(match, seat_number), rng)
+    started = time.perf_counter()
+    move = STRATEGIES[strategy_name].choose(engine.seat_view(match, seat_number), rng)
+    metrics.labelled(metrics.BOT_DECISION, strategy_name).observe(time.perf_counter() - started)
+    return move
 
 
 def _turn_seat(game: Game) -> int:
@@ -163,7 +168,8 @@ def _timeout(change: GameChange, expected_seq: int) -> MoveResult | None:
     game = change.game
     if not _still_due(change, expected_seq, "turn clock"):
         return None
-    if game.turn_deadline is None or game.turn_deadline > timezone.now():
+    deadline = game.turn_deadline
+    if deadline is None or deadline > timezone.now():
         return None
     seats = list(game.seats.all())
     seat = seats[_turn_seat(game)]
@@ -180,7 +186,10 @@ def _timeout(change: GameChange, expected_seq: int) -> MoveResult | None:
     change.events_append(*notes)
     match = Match.from_dict(game.state)
     move = _choose(game, match, seat.number, level)
-    return change.move_record(seat, move, source=MoveSource.TIMEOUT, actor=None, match=match, seats=seats)
+    result = change.move_record(seat, move, source=MoveSource.TIMEOUT, actor=None, match=match, seats=seats)
+    metrics.TURN_CLOCKS_FIRED.inc()
+    metrics.TURN_CLOCK_LATENESS.observe((timezone.now() - deadline).total_seconds())  # the move changed the deadline
+    return result
 
 
 def seat_change_record(change: GameChange, payload: dict[str, Any]) -> None:

@@ -21,7 +21,7 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils import timezone
 
 from chat import selectors as chat_selectors
@@ -30,6 +30,7 @@ from moderation import selectors
 from moderation import services as moderation
 from moderation.admin.actions import ModerateMixin, error_text
 from moderation.admin.audit import ReadOnlyAdminMixin, admin_link
+from moderation.admin.dashboard import dashboard_view
 from moderation.admin.games import move_sentence, seat_label, seat_names
 from moderation.models import ModeratorNote, PlayerWarning, Report, ReportStatus, ReportTarget, Sanction
 from players.authentication import request_account
@@ -108,6 +109,11 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         if report.target_kind == ReportTarget.MESSAGE:
             return admin_link(report.message, f"message {report.message_id} in game {report.game_id}")
         return admin_link(report.account, report.account.username if report.account else None)
+
+    def get_urls(self) -> list[Any]:
+        info = self.opts.app_label, self.opts.model_name
+        view = self.admin_site.admin_view(lambda request: dashboard_view(self, request))
+        return [path("dashboard/", view, name="{}_{}_dashboard".format(*info)), *super().get_urls()]
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
         extra = {"report_counts": selectors.report_counts(), **(extra_context or {})}

@@ -72,6 +72,19 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("ops/worker.py", "Recovery.shutdown", "ops.heartbeats"): "loaded with the Celery app, before apps are ready",
     ("ops/worker.py", "Recovery._beat", "ops.heartbeats"): "loaded with the Celery app, before apps are ready",
     ("ops/worker.py", "Recovery._beat", "ops.models"): "loaded with the Celery app, before apps are ready",
+    # Observability (docs/observability.md): scrape-time gauges and task names registered once apps are ready;
+    # gunicorn's hooks run in its master, which loads no app.
+    ("games/apps.py", "GamesConfig.ready", "core.request_context"): "names the follow-up tasks once apps are ready",
+    ("games/apps.py", "GamesConfig.ready", "games.dispatch"): "names the follow-up tasks once apps are ready",
+    ("ops/apps.py", "OpsConfig.ready", "core.metrics"): "registers the scrape-time gauges once apps are ready",
+    ("ops/apps.py", "OpsConfig.ready", "ops.metrics"): "registers the scrape-time gauges once apps are ready",
+    ("matchmaking/apps.py", "MatchmakingConfig.ready", "core.metrics"): "registers its gauge once apps are ready",
+    ("matchmaking/apps.py", "MatchmakingConfig.ready", "matchmaking.selectors"): "registers its gauge on ready",
+    ("config/gunicorn.conf.py", "on_starting", "config.settings.observability"): "gunicorn's master: settings only",
+    ("config/gunicorn.conf.py", "on_starting", "core.metrics"): "gunicorn's master, after the settings",
+    ("config/gunicorn.conf.py", "child_exit", "core.metrics"): "gunicorn's master, after the settings",
+    ("tools/metrics_bench.py", "child", "core.metrics"): "a script: Django is set up in child() first",
+    ("tools/metrics_bench.py", "child", "core.request_context"): "a script: Django is set up in child() first",
 }
 
 

@@ -31,6 +31,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from core import metrics
 from core.brokers import CLAIMED_FOLDER, TMP_FOLDER
 from core.processes import bind_error, celery_command
 from ops import heartbeats
@@ -65,6 +66,8 @@ class Command(BaseCommand):
         _require_free_port(host, port)
         run_dir = settings.RUN_DIR
         run_dir.mkdir(parents=True, exist_ok=True)
+        if metrics.enabled():  # every child writes its metrics here (docs/observability.md)
+            metrics.prepare_dir(settings.METRICS_DIR)
         if settings.CELERY_BROKER_URL.startswith("filesystem://"):
             _clear_half_done_messages()
         if _static_files_stale():
