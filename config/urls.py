@@ -9,7 +9,6 @@ from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from core.csp import csp_report, redoc_bundle, redoc_page
-
 from ops.metrics import metrics_page
 
 urlpatterns = [

@@ -112,7 +112,9 @@ def problem_from_exception(exc: BaseException) -> Problem:
         extra = {"retry_after": DATABASE_RETRY_AFTER_SECONDS}
         headers = {"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)}
         spec = ERROR_CODES[CoreCode.DATABASE_UNAVAILABLE]
-        return Problem(spec.status, CoreCode.DATABASE_UNAVAILABLE, spec.title, spec.description, extra, headers)
+        return Problem(
+            spec.status, CoreCode.DATABASE_UNAVAILABLE, str(spec.title), str(spec.description), extra, headers
+        )
     return Problem.of("server_error")
 
 

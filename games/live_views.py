@@ -14,7 +14,6 @@ from typing import cast
 
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
-from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request

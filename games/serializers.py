@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from django.conf import settings
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field

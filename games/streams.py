@@ -376,7 +376,11 @@ def account_stream(
     and the feeds' items, ``feeds`` saying which), then what happens from there on."""
     return _counted(
         event_stream(
-            snapshot, user_channel(user.pk), _AccountReader(user, games, feeds).read, credentials, also=[lobby_channel()]
+            snapshot,
+            user_channel(user.pk),
+            _AccountReader(user, games, feeds).read,
+            credentials,
+            also=[lobby_channel()],
         ),
         "account",
     )
