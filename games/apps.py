@@ -8,4 +8,7 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         # The games layer's error codes (and the engine's) join the registry the
         # contract lists, whether or not a view has been imported yet.
-        from games import errors  # noqa: F401
+        from games import (
+            account_data,  # noqa: F401  # its part of the account's data (players.account_data)
+            errors,  # noqa: F401
+        )

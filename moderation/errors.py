@@ -32,7 +32,8 @@ register_enum(
         ),
         ModerationCode.MUTED: (
             403,
-            "The account is muted until `until` (none: until a moderator lifts it): it cannot write messages.",
+            "The account is muted until `until` (none: until a moderator lifts it), for `reason` (the "
+            "moderator's words): it cannot write messages.",
             "Muted",
         ),
     },

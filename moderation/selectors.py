@@ -46,7 +46,7 @@ def mute_refusal(user: User, *, now: datetime | None = None) -> ModerationError 
     if mute is None:
         return None
     until = mute.ends_at.isoformat() if mute.ends_at else None
-    return ModerationError(ModerationCode.MUTED, "A moderator has muted your account.", until=until)
+    return ModerationError(ModerationCode.MUTED, "A moderator has muted your account.", until=until, reason=mute.reason)
 
 
 def sanctions_in_force(*, user: User, now: datetime | None = None) -> QuerySet[Sanction]:
@@ -61,6 +61,11 @@ def report_list_mine(*, reporter: User) -> QuerySet[Report]:
 def warning_list(*, player: User) -> QuerySet[PlayerWarning]:
     """The warnings a player sees, newest first."""
     return PlayerWarning.objects.filter(player=player).order_by("-created_at", "-id")
+
+
+def sanction_list(*, player: User) -> QuerySet[Sanction]:
+    """The mutes and suspensions a player sees, newest first."""
+    return Sanction.objects.filter(player=player).order_by("-starts_at", "-id")
 
 
 def report_counts() -> dict[str, int]:

@@ -13,6 +13,7 @@ class PlayerCode(StrEnum):
     INVALID_CREDENTIALS = "invalid_credentials"
     LOGIN_LOCKED = "login_locked"
     TOO_MANY_TOKENS = "too_many_tokens"
+    WRONG_PASSWORD = "wrong_password"
 
 
 register_enum(
@@ -38,6 +39,12 @@ register_enum(
             409,
             "The account holds the most active API tokens it may (MAX_TOKENS_PER_ACCOUNT): revoke one first.",
             "Too many tokens",
+        ),
+        PlayerCode.WRONG_PASSWORD: (
+            403,
+            "The current password sent to confirm a change to the account is wrong (it counts towards the "
+            "log-in lock, `login_locked`).",
+            "Wrong password",
         ),
     },
 )
