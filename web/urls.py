@@ -12,4 +12,6 @@ urlpatterns = [
     path("register/", views.index, name="register"),
     path("games/<int:game_id>/", views.index, name="table"),
     path("games/<int:game_id>/replay/", views.index, name="replay"),
+    path("account/", views.index, name="account"),
+    path("rules/", views.index, name="rules"),
 ]

@@ -6,6 +6,8 @@
 //   /register/           new account      (js/accounts.js renderRegister)
 //   /games/<id>/         a table          (js/table.js    renderTable(root, {gameId}))
 //   /games/<id>/replay/  a finished game  (js/replay.js   renderReplay(root, {gameId}))
+//   /account/            your account     (js/account.js  renderAccount)
+//   /rules/              how to play      (js/rules.js    renderRules)
 //
 // Each render function draws into `root` (#main) and answers a cleanup function
 // (or nothing), called before the next route is drawn. Links carrying `data-link`,
@@ -16,6 +18,8 @@ import { renderLogin, renderRegister, renderAccountNav } from "./accounts.js";
 import { renderLobby } from "./lobby.js";
 import { renderReplay } from "./replay.js";
 import { renderTable } from "./table.js";
+import { renderAccount } from "./account.js";
+import { renderRules } from "./rules.js";
 import { clearErrors, h, replaceChildren, setTitle, showError } from "./ui.js";
 
 const ROUTES = [
@@ -24,6 +28,8 @@ const ROUTES = [
   { name: "register", pattern: /^\/register\/$/, render: (root, _match, search) => renderRegister(root, { next: search.get("next") }) },
   { name: "table", pattern: /^\/games\/(\d+)\/$/, render: (root, match) => renderTable(root, { gameId: Number(match[1]) }) },
   { name: "replay", pattern: /^\/games\/(\d+)\/replay\/$/, render: (root, match) => renderReplay(root, { gameId: Number(match[1]) }) },
+  { name: "account", pattern: /^\/account\/$/, render: (root) => renderAccount(root) },
+  { name: "rules", pattern: /^\/rules\/$/, render: (root) => renderRules(root) },
 ];
 
 let cleanup = null;
