@@ -39,7 +39,10 @@
 
 import * as api from "./api.js";
 import { describeEnds, drawBoard, drawTile } from "./board.js";
+import { mountChat } from "./chat.js";
+import { gettext, interpolate } from "./i18n.js";
 import { layoutFromEvents } from "./layout.js";
+import { reportButton } from "./report.js";
 import { openStream } from "./sse.js";
 import { setTitle } from "./ui.js";
 
@@ -86,6 +89,17 @@ export function seatLabel(game, number) {
   if (seat.player) return seat.player.username;
   if (seat.is_bot) return `${seat.bot_strategy || "server"} bot ${number + 1}`;
   return `seat ${number + 1} (empty)`;
+}
+
+/** A small flat tile (the hands shown at the end of a hand), its text for screen readers. */
+function smallTile(tile) {
+  try {
+    const drawn = drawTile(tile, { label: tile, vertical: false });
+    if (drawn instanceof Node) return el("span", { class: "cf-small-tile", title: tile }, drawn);
+  } catch (err) {
+    // fall through to text
+  }
+  return el("span", { class: "cf-small-tile" }, tile);
 }
 
 /** A tile drawn by board.js when it can, else as text. */
@@ -227,6 +241,10 @@ export function renderTable(root, { gameId }) {
   let repeats = 0; // events the stream sent twice (ignored)
   let eventBoardSeq = 0; // the seq of the board drawn from events (0: drawn from the state)
   const describer = new EventDescriber((n) => seatLabel(game, n));
+  let openedSeq = null; // the seq of the first state drawn: events up to it are history
+  let held = null; // a hand just over, held on screen until "Next hand": {event, layout, lastTile}
+  const heldSeqs = new Set(); // the round_ended events held once (never held again)
+  let fitBoard = true; // the compact board (small screens): the whole board fits its box
 
   // -- skeleton
   const connection = el("p", { class: "cf-connection", "data-testid": "table-connection", role: "status", "data-state": "connecting" }, "connecting...");
@@ -236,15 +254,25 @@ export function renderTable(root, { gameId }) {
   const seatsList = el("ol", { class: "cf-seats", "data-testid": "seats", "aria-label": "Players" });
   const boardBox = el("div", { class: "cf-board-area", "data-testid": "board-area" });
   const banner = el("p", { class: "cf-turn-banner", "data-testid": "turn-banner", "aria-live": "polite" });
-  const handBox = el("div", { class: "cf-hand", "data-testid": "hand", role: "group", "aria-label": "Your hand" });
+  const handBox = el("div", { class: "cf-hand", "data-testid": "hand", role: "group", "aria-label": gettext("Your hand"), tabindex: "-1" });
   const choices = el("div", { class: "cf-end-choices", "data-testid": "end-choices", role: "group", "aria-label": "Where to play" });
   const actions = el("div", { class: "cf-actions", "data-testid": "actions" });
-  const mine = el("section", { class: "cf-mine", "aria-label": "Your move", hidden: true }, banner, handBox, choices, actions);
+  const returnBox = el("div", { class: "cf-return", "data-testid": "return-box", hidden: true });
+  const mine = el("section", { class: "cf-mine", "aria-label": gettext("Your move"), hidden: true }, banner, returnBox, handBox, choices, actions);
+  const handOver = el("section", { class: "cf-hand-over", "data-testid": "hand-over", "aria-labelledby": "cf-hand-over-title", hidden: true });
+  const chat = mountChat({ gameId: id });
+  const zoomButton = el("button", { type: "button", class: "cf-board-zoom cf-subtle", "data-testid": "board-zoom", "aria-pressed": "false" }, gettext("Zoom in"));
+  zoomButton.addEventListener("click", () => {
+    fitBoard = !fitBoard;
+    zoomButton.setAttribute("aria-pressed", String(!fitBoard));
+    zoomButton.textContent = fitBoard ? gettext("Zoom in") : gettext("Fit the board");
+    if (game) draw();
+  });
   const scoreboard = el("table", { class: "cf-scoreboard", "data-testid": "scoreboard" });
   const result = el("div", { class: "cf-result", "data-testid": "result", hidden: true });
   const logList = el("ol", { class: "cf-log", "data-testid": "move-log", "aria-label": "Move log" });
   const logBox = el("div", { class: "cf-log-box", tabindex: "0", "aria-label": "Move log, oldest first" }, logList);
-  const links = el("p", { class: "cf-table-links" }, el("a", { href: "/", "data-link": "" }, "Lobby"));
+  const links = el("p", { class: "cf-table-links" }, el("a", { href: "/", "data-link": "" }, gettext("Lobby")), " · ", el("a", { href: "/rules/", "data-link": "" }, gettext("How to play")), " · ", reportButton({ game: id }, { label: gettext("Report this game"), compact: true }));
 
   const section = el(
     "section",
@@ -252,11 +280,11 @@ export function renderTable(root, { gameId }) {
     el("header", { class: "cf-table-head" }, title, info, connection),
     alertBox,
     el("div", { class: "cf-table-main" },
-      el("div", { class: "cf-table-play" }, el("h2", { class: "cf-visually-hidden" }, "Board"), boardBox, mine),
+      el("div", { class: "cf-table-play" }, el("h2", { class: "cf-visually-hidden" }, gettext("Board")), zoomButton, boardBox, handOver, mine),
       el("aside", { class: "cf-table-side" },
         el("h2", {}, "Players"), seatsList,
         el("h2", {}, "Scores"), el("div", { class: "cf-scoreboard-box" }, scoreboard), result,
-        el("h2", {}, "Moves"), logBox, links)),
+        el("h2", {}, gettext("Moves")), logBox, chat.element, links)),
   );
   title.id = "cf-table-title";
   root.replaceChildren(section);
@@ -307,6 +335,7 @@ export function renderTable(root, { gameId }) {
     drawSeats(g);
     const labels = endLabels();
     drawBoardArea(g, labels);
+    drawHandOver(g);
     drawMine(g, labels);
     drawScores(g);
     restoreFocus(focusKey);
@@ -359,7 +388,18 @@ export function renderTable(root, { gameId }) {
     seatsList.replaceChildren(...items);
   }
 
+  /** Small screens draw the board to fit its box (no sideways scrolling), unless zoomed in. */
+  function boardScale() {
+    const small = window.matchMedia("(max-width: 899px), (max-height: 820px)").matches;
+    section.dataset.compact = String(small && fitBoard);
+    return small && fitBoard ? { minScale: 0 } : {};
+  }
+
   function drawBoardArea(g, labels) {
+    if (held) {
+      drawBoard(boardBox, held.layout, { lastTile: held.lastTile, playableEnds: new Set(), ...boardScale() });
+      return;
+    }
     if (eventBoardSeq > g.game.seq) {
       drawBoardFromEvents();
       return;
@@ -371,7 +411,7 @@ export function renderTable(root, { gameId }) {
       return;
     }
     const plays = legalMoves().filter((m) => m.type === "play");
-    const options = { arms: g.state.ruleset.spinner_arms, lastTile: lastTilePlayed(g.state) };
+    const options = { arms: g.state.ruleset.spinner_arms, lastTile: lastTilePlayed(g.state), ...boardScale() };
     if (selected) {
       // the picked tile's ends: targets and buttons ("play 6-4 on the 4 end of arm 2")
       const forTile = new Set(endsForTile(selected));
@@ -410,9 +450,10 @@ export function renderTable(root, { gameId }) {
   /** The board as the events say it is now (a move seen on the stream before the GET that
    * follows it answers): no targets, since my legal moves there are not known yet. */
   function drawBoardFromEvents() {
+    if (held) return;
     const built = layoutFromEvents(roundEvents);
     if (!built.layout) return;
-    drawBoard(boardBox, built.layout, { arms: game?.state?.ruleset?.spinner_arms, lastTile: built.lastTile?.tile, playableEnds: new Set() });
+    drawBoard(boardBox, built.layout, { arms: game?.state?.ruleset?.spinner_arms, lastTile: built.lastTile?.tile, playableEnds: new Set(), ...boardScale() });
   }
 
   function lastTilePlayed(state) {
@@ -425,13 +466,13 @@ export function renderTable(root, { gameId }) {
 
   function drawMine(g, labels) {
     const you = g.you;
-    if (!you) {
+    if (!you || held) {
       mine.hidden = true;
-      if (g.game.status === "running") mine.hidden = true;
       return;
     }
     mine.hidden = false;
     const running = g.game.status === "running";
+    drawReturn(g);
     const legal = legalMoves();
     const playable = new Set(legal.filter((m) => m.type === "play").map((m) => m.tile));
     if (selected && !playable.has(selected)) selected = null;
@@ -574,9 +615,106 @@ export function renderTable(root, { gameId }) {
     if (key.tile) target = handBox.querySelector(`button[data-tile="${key.tile}"]`);
     if (key.testid) target = section.querySelector(`[data-testid="${key.testid}"]`);
     if (!target && (key.tile || key.end || key.hand)) {
-      target = handBox.querySelector("button[data-legal=true]") || actions.querySelector("button") || handBox.querySelector("button");
+      target = handBox.querySelector("button[data-legal=true]") || handBox.querySelector("button") || handBox;
     }
     if (target) target.focus({ preventScroll: true });
+  }
+
+  /** After a move (or "Next hand"), the keyboard is back in the hand: a playable tile if any. */
+  function focusHand() {
+    if (mine.hidden) return;
+    const target = handBox.querySelector("button[data-legal=true]") || handBox.querySelector("button") || handBox;
+    target.focus({ preventScroll: true });
+  }
+
+  // -- the end of a hand, held on screen until the viewer moves on
+  function holdHand(event, events = roundEvents) {
+    if (heldSeqs.has(event.seq)) return;
+    heldSeqs.add(event.seq);
+    const built = layoutFromEvents(events);
+    held = { event, layout: built.layout, lastTile: built.lastTile ? built.lastTile.tile : null };
+    const keyboard = section.contains(document.activeElement) || document.activeElement === document.body;
+    if (game) draw();
+    if (keyboard) handOver.querySelector("[data-testid=next-hand]")?.focus({ preventScroll: true });
+  }
+
+  function releaseHand() {
+    held = null;
+    if (game) draw();
+    focusHand();
+  }
+
+  function drawHandOver(g) {
+    section.dataset.held = String(Boolean(held));
+    if (!held) {
+      handOver.hidden = true;
+      handOver.replaceChildren();
+      return;
+    }
+    const d = held.event.data || {};
+    const names = g.game.seats.map((seat) => seatLabel(g, seat.number));
+    const how =
+      d.reason === "domino" && d.went_out !== null && d.went_out !== undefined
+        ? interpolate(gettext("%(name)s went out."), { name: names[d.went_out] })
+        : gettext("Blocked: nobody could play.");
+    const rows = (d.scores || []).map((score, n) =>
+      el(
+        "tr",
+        { "data-seat": n, class: d.went_out === n ? "cf-went-out" : null },
+        el("th", { scope: "row" }, names[n] ?? String(n + 1)),
+        el("td", { class: "cf-hand-over-tiles" }, ...((d.hands || [])[n] || []).map((tile) => smallTile(tile))),
+        el("td", { "data-testid": "hand-score" }, String(score)),
+        el("td", {}, String((d.totals || [])[n] ?? "")),
+      ),
+    );
+    const last = g.game.status === "finished" && !(g.state?.round && g.state.round.number > d.number);
+    const next = el(
+      "button",
+      { type: "button", class: "cf-action cf-action-main", "data-testid": "next-hand", onclick: () => releaseHand() },
+      last ? gettext("See the result") : gettext("Next hand"),
+    );
+    handOver.replaceChildren(
+      el("div", { class: "cf-hand-over-head" }, el("h2", { id: "cf-hand-over-title" }, interpolate(gettext("Hand %(number)s is over"), { number: d.number })), el("p", {}, how), next),
+      el(
+        "table",
+        { class: "cf-hand-over-scores" },
+        el("caption", { class: "cf-visually-hidden" }, gettext("Points of this hand (fewest wins)")),
+        el("thead", {}, el("tr", {}, el("th", { scope: "col" }, gettext("Player")), el("th", { scope: "col" }, gettext("Tiles left")), el("th", { scope: "col" }, gettext("Points")), el("th", { scope: "col" }, gettext("Total")))),
+        el("tbody", {}, ...rows),
+      ),
+    );
+    handOver.dataset.round = d.number;
+    handOver.hidden = false;
+    section.dataset.held = String(Boolean(held));
+  }
+
+  // -- a seat a bot keeps after timeouts: take it back
+  function drawReturn(g) {
+    const you = g.you;
+    const seat = g.game.seats.find((s) => s.number === you.seat);
+    const away = g.game.status === "running" && !you.resigned && seat && seat.player && seat.bot_strategy;
+    if (!away) {
+      returnBox.hidden = true;
+      returnBox.replaceChildren();
+      return;
+    }
+    const button = el("button", { type: "button", class: "cf-action cf-action-main", "data-testid": "return-button", onclick: () => takeSeatBack(button) }, gettext("Take your seat back"));
+    returnBox.replaceChildren(el("p", {}, interpolate(gettext("A %(level)s bot plays your seat while you are away."), { level: seat.bot_strategy })), button);
+    returnBox.hidden = false;
+  }
+
+  async function takeSeatBack(button) {
+    if (busy) return;
+    button.disabled = true;
+    try {
+      const answer = await api.returnToSeat(id);
+      if (answer && answer.game) accept(answer);
+      else scheduleRefresh();
+      focusHand();
+    } catch (err) {
+      showAlert(err?.message || gettext("Could not take the seat back."));
+      button.disabled = false;
+    }
   }
 
   function focusTestId(testid) {
@@ -593,7 +731,9 @@ export function renderTable(root, { gameId }) {
       confirmingResign = false;
     }
     const first = game === null;
+    if (first) openedSeq = g.game.seq;
     game = g;
+    chat.update(g);
     draw();
     if (first) {
       requestAnimationFrame(() => {
@@ -679,6 +819,10 @@ export function renderTable(root, { gameId }) {
       accept(body);
       return;
     }
+    if (type === "chat_message" || type === "chat_message_removed") {
+      chat.onFrame(type, body);
+      return;
+    }
     if (type === "end") {
       if (!game || game.game.status !== "finished" || (body && body.seq > game.game.seq)) scheduleRefresh();
       return;
@@ -686,6 +830,7 @@ export function renderTable(root, { gameId }) {
     if (body && body.seq !== undefined && body.type) {
       const fresh = !fromStream.has(Number(body.seq)); // first time on the stream (the log may have it from a move's answer)
       logEvent(body);
+      if (body.type === "round_ended" && fresh && game && openedSeq !== null && body.seq > openedSeq) holdHand(body);
       if (fresh && LAYOUT_TYPES.has(body.type)) {
         if (body.type === "round_started") roundEvents.length = 0;
         roundEvents.push(body);
@@ -763,7 +908,14 @@ export function renderTable(root, { gameId }) {
       if (events.length && logged.has(Number(events[0].seq) - 1)) {
         for (const event of events) logEvent(event, { streamed: false });
       }
+      const ended = events.find((e) => e.type === "round_ended");
+      if (ended) {
+        const played = events.filter((e) => LAYOUT_TYPES.has(e.type) && e.seq < ended.seq);
+        holdHand(ended, [...roundEvents, ...played]);
+      }
       if (!accept(answer.game)) draw();
+      if (held) handOver.querySelector("[data-testid=next-hand]")?.focus({ preventScroll: true });
+      else focusHand();
       requestAnimationFrame(() => metrics.moves.push(performance.now() - t0));
     } catch (err) {
       busy = false;
@@ -817,6 +969,7 @@ export function renderTable(root, { gameId }) {
 
   return function cleanup() {
     closed = true;
+    chat.destroy();
     clearInterval(ticker);
     if (refreshTimer !== null) clearTimeout(refreshTimer);
     section.removeEventListener("keydown", onKey);
