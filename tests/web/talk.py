@@ -55,7 +55,9 @@ def moderate(server: Any, call: str, **names: str) -> str:
     return manage_shell(server, code)
 
 
-def log_in(driver: Any, server: Any, username: str, *, password: str = PASSWORD, name: str = "Web client - test") -> dict[str, Any]:
+def log_in(
+    driver: Any, server: Any, username: str, *, password: str = PASSWORD, name: str = "Web client - test"
+) -> dict[str, Any]:
     """Sign the page in as an existing account with a token of its own (as the log-in
     form does); answers the token ({id, token, ...})."""
     port = server.port

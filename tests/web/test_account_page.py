@@ -61,7 +61,9 @@ def click(driver: Any, selector: str) -> None:
 
 
 def status_text(driver: Any) -> str:
-    return str(driver.execute_script("return document.querySelector('[data-testid=account-status]')?.textContent || ''"))
+    return str(
+        driver.execute_script("return document.querySelector('[data-testid=account-status]')?.textContent || ''")
+    )
 
 
 def test_devices_password_my_data_and_deleting_the_account(
@@ -74,13 +76,22 @@ def test_devices_password_my_data_and_deleting_the_account(
 
     # A game that finishes: alice sits, a bot takes the other seat, she resigns; bots play it out.
     status, game = request(
-        port, "POST", "/api/v1/games/", {"ruleset": {"set_max": 6, "players": 2, "rounds": 1}, "bot_delay_ms": 0}, token=token
+        port,
+        "POST",
+        "/api/v1/games/",
+        {"ruleset": {"set_max": 6, "players": 2, "rounds": 1}, "bot_delay_ms": 0},
+        token=token,
     )
     assert status == 201, game
     game_id = game["game"]["id"]
     assert request(port, "POST", f"/api/v1/games/{game_id}/bots/", {"strategy": "greedy"}, token=token)[0] == 200
     assert request(port, "POST", f"/api/v1/games/{game_id}/start/", token=token)[0] == 200
-    assert request(port, "POST", f"/api/v1/games/{game_id}/chat/", {"channel": "players", "text": "good luck"}, token=token)[0] == 201
+    assert (
+        request(
+            port, "POST", f"/api/v1/games/{game_id}/chat/", {"channel": "players", "text": "good luck"}, token=token
+        )[0]
+        == 201
+    )
     assert request(port, "POST", f"/api/v1/games/{game_id}/resign/", token=token)[0] == 200
 
     for driver in (laptop, phone):
@@ -122,7 +133,12 @@ def test_devices_password_my_data_and_deleting_the_account(
     assert {"ratings", "reports", "warnings", "sanctions", "devices"} <= set(data)
 
     # Delete the account, once the game is over.
-    until(laptop, "the game to finish", lambda d: request(port, "GET", f"/api/v1/games/{game_id}/")[1]["game"]["status"] == "finished", seconds=FINISH_SECONDS)
+    until(
+        laptop,
+        "the game to finish",
+        lambda d: request(port, "GET", f"/api/v1/games/{game_id}/")[1]["game"]["status"] == "finished",
+        seconds=FINISH_SECONDS,
+    )
     fill(laptop, "#delete-password", NEW_PASSWORD)
     click(laptop, "#delete-submit")
     until(laptop, "the refusal without the tick", lambda d: visible(d, "[data-testid=alert]"))

@@ -39,19 +39,41 @@ return {hand: rect(hand), board: rect(area), toasts, vw: window.innerWidth, vh: 
 
 
 def table(driver: Any) -> dict[str, str]:
-    return dict(driver.execute_script("return Object.assign({}, document.querySelector('[data-testid=table]')?.dataset || {});"))
+    return dict(
+        driver.execute_script("return Object.assign({}, document.querySelector('[data-testid=table]')?.dataset || {});")
+    )
 
 
 def held(driver: Any) -> bool:
-    return bool(driver.execute_script("const h = document.querySelector('[data-testid=hand-over]'); return Boolean(h && !h.hidden);"))
+    return bool(
+        driver.execute_script(
+            "const h = document.querySelector('[data-testid=hand-over]'); return Boolean(h && !h.hidden);"
+        )
+    )
 
 
 def focus_in_hand(driver: Any) -> bool:
-    return bool(driver.execute_script("return Boolean(document.activeElement && document.activeElement.closest('[data-testid=hand]'));"))
+    return bool(
+        driver.execute_script(
+            "return Boolean(document.activeElement && document.activeElement.closest('[data-testid=hand]'));"
+        )
+    )
 
 
 def focus_testid(driver: Any) -> str:
-    return str(driver.execute_script("return document.activeElement?.dataset?.testid || document.activeElement?.dataset?.tile || document.activeElement?.tagName;"))
+    return str(
+        driver.execute_script(
+            "return document.activeElement?.dataset?.testid || document.activeElement?.dataset?.tile || document.activeElement?.tagName;"
+        )
+    )
+
+
+def next_hand_dealt(number: str) -> Callable[[Any], bool]:
+    return lambda driver: table(driver).get("round") != number or table(driver).get("status") == "finished"
+
+
+def seq_after(seq: int) -> Callable[[Any], bool]:
+    return lambda driver: int(table(driver)["seq"]) > seq
 
 
 def assert_hand_and_board_in_view(driver: Any, size: str) -> None:
@@ -60,7 +82,7 @@ def assert_hand_and_board_in_view(driver: Any, size: str) -> None:
     assert g["scrollY"] == 0, where  # nothing was scrolled to get here
     assert g["pageWidth"] <= g["vw"], where  # nothing wider than the window
     assert g["areaScroll"] <= g["areaWidth"] + 1, where  # the board is not cut off sideways
-    assert 0 <= g["hand"]["top"] and g["hand"]["bottom"] <= g["vh"], where  # the whole hand on screen
+    assert g["hand"]["top"] >= 0 and g["hand"]["bottom"] <= g["vh"], where  # the whole hand on screen
     seen = min(g["board"]["bottom"], g["hand"]["top"]) - max(g["board"]["top"], 0)
     assert seen >= 120, where  # the board above it, with room to see
     for toast in g["toasts"]:
@@ -83,7 +105,7 @@ def assert_finished_board_and_scores_in_view(driver: Any, size: str) -> None:
     where = f"{size}: {g}"
     assert g["board"][0] >= 0 and g["board"][1] <= g["panel"][0] + 1, where  # the board is not covered
     assert g["board"][1] - g["board"][0] >= 120, where
-    assert 0 <= g["next"][0] and g["next"][1] <= g["vh"], where
+    assert g["next"][0] >= 0 and g["next"][1] <= g["vh"], where
 
 
 def press(driver: Any, key: str) -> None:
@@ -98,8 +120,14 @@ def move_by_keyboard(driver: Any) -> None:
     first place it may go), else Tab to "Draw a tile" / "Pass" and Enter."""
     from selenium.webdriver.common.keys import Keys
 
-    legal = driver.execute_script("return document.querySelectorAll('[data-testid=hand] button[data-legal=true]').length")
-    want = "[data-testid=hand] button[data-legal=true]" if legal else "[data-testid=draw-button], [data-testid=pass-button]"
+    legal = driver.execute_script(
+        "return document.querySelectorAll('[data-testid=hand] button[data-legal=true]').length"
+    )
+    want = (
+        "[data-testid=hand] button[data-legal=true]"
+        if legal
+        else "[data-testid=draw-button], [data-testid=pass-button]"
+    )
     for _ in range(40):
         if driver.execute_script("return document.activeElement.matches(arguments[0]);", want):
             break
@@ -121,7 +149,11 @@ def test_keyboard_play_keeps_hand_and_board_in_view_and_holds_each_hands_end(
     token = sign_in(driver, embedded, f"layout_{size}")
     port = embedded.port
     status, game = request(
-        port, "POST", "/api/v1/games/", {"ruleset": {"set_max": 6, "players": 4, "rounds": 2}, "bot_delay_ms": 0}, token=token
+        port,
+        "POST",
+        "/api/v1/games/",
+        {"ruleset": {"set_max": 6, "players": 4, "rounds": 2}, "bot_delay_ms": 0},
+        token=token,
     )
     assert status == 201, game
     game_id = game["game"]["id"]
@@ -147,9 +179,15 @@ def test_keyboard_play_keeps_hand_and_board_in_view_and_holds_each_hands_end(
             number = driver.execute_script("return document.querySelector('[data-testid=hand-over]').dataset.round")
             scores = driver.execute_script("return document.querySelectorAll('[data-testid=hand-score]').length")
             assert scores == 4
-            assert int(driver.execute_script("return document.querySelector('[data-testid=board-svg]').dataset.tiles")) > 1
+            assert (
+                int(driver.execute_script("return document.querySelector('[data-testid=board-svg]').dataset.tiles")) > 1
+            )
             # Held while the game goes on: the next hand is dealt (or the match over), the end stays.
-            until(driver, "the next hand dealt under the held end", lambda d: table(d).get("round") != number or table(d).get("status") == "finished")
+            until(
+                driver,
+                "the next hand dealt under the held end",
+                next_hand_dealt(number),
+            )
             assert held(driver)
             driver.save_screenshot(str(ARTIFACTS / f"web-layout-{size}-hand-over.png"))
             assert_finished_board_and_scores_in_view(driver, size)
@@ -169,7 +207,7 @@ def test_keyboard_play_keeps_hand_and_board_in_view_and_holds_each_hands_end(
         assert_hand_and_board_in_view(driver, size)
         before = int(table(driver)["seq"])
         move_by_keyboard(driver)
-        until(driver, "the move drawn", lambda d: int(table(d)["seq"]) > before)
+        until(driver, "the move drawn", seq_after(before))
         moves += 1
         assert focus_in_hand(driver) or focus_testid(driver) == "next-hand", focus_testid(driver)
     assert hands_held == ["1", "2"]

@@ -30,6 +30,18 @@ pytestmark = [pytest.mark.slow]
 REMOVAL_SECONDS = 2.0  # the bound: every page shows a removal within 2 s
 
 
+def channel_is(channel: str) -> Callable[[Any], bool]:
+    def check(driver: Any) -> bool:
+        return bool(
+            driver.execute_script(
+                "const c = document.querySelector('[data-testid=chat]'); return c && c.dataset.channel === arguments[0];",
+                channel,
+            )
+        )
+
+    return check
+
+
 def texts(driver: Any) -> list[str]:
     return [m["text"] for m in chat_messages(driver)]
 
@@ -52,9 +64,7 @@ def test_players_and_a_spectator_chat_apart_a_removal_shows_everywhere_and_a_mut
     for driver in (alice, bob, carol):
         driver.get(f"{base_url(embedded)}/games/{game_id}/")
     for driver, channel in ((alice, "players"), (bob, "players"), (carol, "spectators")):
-        until(driver, "the chat panel", lambda d, c=channel: d.execute_script(
-            "const c = document.querySelector('[data-testid=chat]'); return c && c.dataset.channel === arguments[0];", c
-        ))  # fmt: skip
+        until(driver, "the chat panel", channel_is(channel))
 
     write_chat(alice, "hello bob")
     until(bob, "alice's message at bob's", lambda d: "hello bob" in texts(d))
@@ -63,7 +73,8 @@ def test_players_and_a_spectator_chat_apart_a_removal_shows_everywhere_and_a_mut
     write_chat(bob, "hi alice")
     until(alice, "bob's message at alice's", lambda d: "hi alice" in texts(d))
     # The channels stay apart, however long one waits for the stream.
-    until(carol, "a second spectator message", lambda d: (write_chat(d, "second") or True) and "second" in texts(d))
+    write_chat(carol, "second")
+    until(carol, "a second spectator message", lambda d: "second" in texts(d))
     assert texts(carol) == ["go alice", "second"]
     assert "go alice" not in texts(alice) and "go alice" not in texts(bob)
 
@@ -117,6 +128,7 @@ def test_a_report_on_a_chat_message_lands_in_the_moderators_queue(
     status, game = request(
         port, "POST", "/api/v1/games/", {"ruleset": {"set_max": 6, "players": 2, "rounds": 1}}, token=alice_token
     )
+    assert status == 201, game
     game_id = game["game"]["id"]
     request(port, "POST", f"/api/v1/games/{game_id}/join/", {"seat": 1}, token=bob_token)
     for driver in (alice, bob):
@@ -151,4 +163,55 @@ def test_a_report_on_a_chat_message_lands_in_the_moderators_queue(
     until(bob, "the refusal in the dialog", lambda d: d.execute_script(
         "const s = document.querySelector('[data-testid=report-status]'); return s && s.getAttribute('role') === 'alert' && s.textContent;"
     ))  # fmt: skip
+    bob.find_element(By.CSS_SELECTOR, "[data-testid=report-cancel]").click()
+
+    # The player (from their seat) and the game (from the table's links).
+    for target in ("account:report_alice", f"game:{game_id}"):
+        bob.find_element(By.CSS_SELECTOR, f"[data-testid=report-button][data-target='{target}']").click()
+        until(bob, "the report dialog", lambda d: visible(d, "[data-testid=report-dialog]"))
+        Select(bob.find_element(By.CSS_SELECTOR, "[data-testid=report-reason]")).select_by_value("stalling")
+        bob.find_element(By.CSS_SELECTOR, "[data-testid=report-send]").click()
+        until(bob, "the report's confirmation", lambda d: d.execute_script(
+            "const s = document.querySelector('[data-testid=report-dialog]'); return s && s.dataset.sent === 'true';"
+        ))  # fmt: skip
+        bob.find_element(By.CSS_SELECTOR, "[data-testid=report-cancel]").click()
+    queue = manage_shell(
+        embedded,
+        "from moderation.models import Report\n"
+        "for r in Report.objects.filter(reporter__username='report_bob').order_by('id'):\n"
+        "    print(r.target_kind, r.reason, r.status)\n",
+    )
+    assert queue.strip().split("\n") == ["message abuse open", "account stalling open", "game stalling open"], queue
     check_requests_against_contract(bob)
+
+
+def test_how_to_play_draws_the_rules_with_the_board_in_english_and_estonian(
+    embedded: Serve, make_browser: Callable[..., Any]
+) -> None:
+    driver = make_browser(360, 740)
+    driver.get(f"{base_url(embedded)}/rules/")
+    until(driver, "the rules", lambda d: d.execute_script("return document.querySelector('#rules')?.dataset.lang"))
+    figures = driver.execute_script(
+        "return Object.fromEntries([...document.querySelectorAll('#rules figure[data-figure]')].map(f => ["
+        "f.dataset.figure, f.querySelectorAll('[data-testid=board-svg] [data-tile], svg.cf-domino').length]));"
+    )
+    assert figures["spinner"] == 1 and figures["arms"] == 6 and figures["foot"] == 9, figures
+    assert figures["scoring"] == 3, figures
+    assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    english = driver.execute_script("return document.querySelector('#rules').textContent")
+    assert "chicken foot" in english and "spinner" in english
+    save_shot(driver, "rules")
+    # The same page in Estonian (the page's language, as the server sets <html lang>).
+    driver.execute_script("document.documentElement.lang = 'et'; window.dispatchEvent(new CustomEvent('cf:navigate'));")
+    until(
+        driver,
+        "the Estonian rules",
+        lambda d: d.execute_script("return document.querySelector('#rules')?.dataset.lang") == "et",
+    )
+    estonian = driver.execute_script(  # the text (the board's own tooltips come from the catalogue)
+        "return [...document.querySelectorAll('#rules h1, #rules h2, #rules p, #rules figcaption')]"
+        ".map(e => e.textContent).join(' ')"
+    )
+    assert "kanajalg" in estonian.lower() and "stardiplaat" in estonian.lower() and "spinner" not in estonian
+    save_shot(driver, "rules-et")
+    check_requests_against_contract(driver)
