@@ -1,6 +1,8 @@
 """'Your account' (/account/) in real browsers (headless Chromium against the embedded
 ``manage.py serve``):
 
+* warnings (a new one appears live and is acknowledged from the page) and sanctions
+  (a mute with its reason and end);
 * the signed-in devices: a second browser of the same account is listed; "Sign out"
   on it from the first signs the second's open page out within 2 s (the account
   stream closes, the page checks at once and goes to the log-in page);
@@ -24,7 +26,7 @@ import pytest
 from tests.integration.serve import Serve
 from tests.integration.web import request
 from tests.web.conftest import PASSWORD, base_url, check_requests_against_contract, save_shot, sign_in, until
-from tests.web.talk import log_in, visible
+from tests.web.talk import log_in, moderate, visible
 
 pytestmark = [pytest.mark.slow]
 
@@ -58,6 +60,10 @@ def click(driver: Any, selector: str) -> None:
     from selenium.webdriver.common.by import By
 
     driver.find_element(By.CSS_SELECTOR, selector).click()
+
+
+def standing_text(driver: Any) -> str:
+    return str(driver.execute_script("return document.querySelector('[data-testid=standing]')?.textContent || ''"))
 
 
 def status_text(driver: Any) -> str:
@@ -102,6 +108,33 @@ def test_devices_password_my_data_and_deleting_the_account(
     assert next(d for d in devices(phone) if d["current"])["id"] == phone_token["id"]
     save_shot(laptop, "account")
     save_shot(phone, "account-phone")
+
+    # A moderator's warning arrives on the open page (the account stream), and is acknowledged there;
+    # a mute is listed with its reason and end.
+    moderate(
+        embedded,
+        "moderation.moderation_player_mute(player=alice, by=mod, reason='Flooding the chat', "
+        "until=timezone.now() + timedelta(hours=3)).pk",
+        alice="acct_alice",
+    )
+    moderate(
+        embedded,
+        "moderation.moderation_player_warn(player=alice, by=mod, text='Please be polite.').pk",
+        alice="acct_alice",
+    )
+    until(laptop, "the warning, live", lambda d: "Please be polite." in standing_text(d))
+    click(laptop, "[data-testid=warning-list] [data-testid=warning-ack]")
+    until(laptop, "the warning acknowledged", lambda d: d.execute_script(
+        "return document.querySelector('[data-testid=warning-list] li')?.dataset.acknowledged === 'true'"
+    ))  # fmt: skip
+    laptop.refresh()
+    until(laptop, "the mute listed", lambda d: "Flooding the chat" in standing_text(d))
+    mute = laptop.execute_script(
+        "const li = document.querySelector('[data-testid=sanction-list] li[data-kind=mute]');"
+        "return {active: li.dataset.inForce, text: li.textContent};"
+    )
+    assert mute["active"] == "true" and "until" in mute["text"], mute
+    until(laptop, "the devices again", lambda d: len(devices(d)) == 2)
 
     # Sign the phone out from the laptop: its open page is signed out within 2 s.
     click(laptop, f"[data-testid=device-list] li[data-token='{phone_token['id']}'] [data-testid=device-revoke]")

@@ -1,7 +1,7 @@
 // Every word a person reads goes through these helpers, so that `manage.py
 // makemessages -d djangojs` finds it and the Estonian catalogue can translate it.
 //
-//   import { gettext, ngettext, pgettext, interpolate } from "./i18n.js";
+//   import { gettext, ngettext, pgettext, interpolate } from (quoted) ./i18n.js;
 //   gettext("Quick play")
 //   interpolate(ngettext("%(count)s player", "%(count)s players", n), { count: n })
 //
