@@ -243,7 +243,8 @@ export function renderTable(root, { gameId }) {
   const describer = new EventDescriber((n) => seatLabel(game, n));
   let openedSeq = null; // the seq of the first state drawn: events up to it are history
   let held = null; // a hand just over, held on screen until "Next hand": {event, layout, lastTile}
-  const heldSeqs = new Set(); // the round_ended events held once (never held again)
+  const heldRounds = new Set(); // the hands whose end was held once (never held again)
+  let roundsAtOpen = null; // how many hands had ended when the page opened (those are history)
   let fitBoard = true; // the compact board (small screens): the whole board fits its box
 
   // -- skeleton
@@ -632,14 +633,36 @@ export function renderTable(root, { gameId }) {
   }
 
   // -- the end of a hand, held on screen until the viewer moves on
+  /** Hold the end of the hand `event` (a round_ended Event) with its finished board; false if it was held before. */
+  function startHold(event, layout, lastTile) {
+    const number = event.data?.number;
+    if (heldRounds.has(number)) return false;
+    heldRounds.add(number);
+    held = { event, layout, lastTile };
+    return true;
+  }
+
+  function focusNextHand() {
+    if (section.contains(document.activeElement) || document.activeElement === document.body) {
+      handOver.querySelector("[data-testid=next-hand]")?.focus({ preventScroll: true });
+    }
+  }
+
   function holdHand(event, events = roundEvents) {
-    if (heldSeqs.has(event.seq)) return;
-    heldSeqs.add(event.seq);
     const built = layoutFromEvents(events);
-    held = { event, layout: built.layout, lastTile: built.lastTile ? built.lastTile.tile : null };
+    if (!startHold(event, built.layout, built.lastTile ? built.lastTile.tile : null)) return;
     const keyboard = section.contains(document.activeElement) || document.activeElement === document.body;
     if (game) draw();
     if (keyboard) handOver.querySelector("[data-testid=next-hand]")?.focus({ preventScroll: true });
+  }
+
+  /** The match's last hand ended in a state that came before its round_ended frame: hold it from the state. */
+  function holdFromState(g) {
+    const rounds = g.state?.rounds || [];
+    if (g.game.status !== "finished" || roundsAtOpen === null || rounds.length <= roundsAtOpen) return false;
+    const last = rounds[rounds.length - 1];
+    const totals = (last.scores || []).map((_, n) => rounds.reduce((sum, r) => sum + (r.scores?.[n] || 0), 0));
+    return startHold({ seq: null, type: "round_ended", data: { ...last, totals } }, g.state.layout, lastTilePlayed(g.state));
   }
 
   function releaseHand() {
@@ -735,10 +758,15 @@ export function renderTable(root, { gameId }) {
       confirmingResign = false;
     }
     const first = game === null;
-    if (first) openedSeq = g.game.seq;
+    if (first) {
+      openedSeq = g.game.seq;
+      roundsAtOpen = (g.state?.rounds || []).length;
+    }
     game = g;
     chat.update(g);
+    const holding = !first && holdFromState(g);
     draw();
+    if (holding) focusNextHand();
     if (first) {
       requestAnimationFrame(() => {
         metrics.tablePaint = performance.now();
