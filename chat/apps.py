@@ -7,4 +7,8 @@ class ChatConfig(AppConfig):
 
     def ready(self) -> None:
         # The error codes, and the chat's frames on the game stream (games.game_feeds).
-        from chat import errors, feed  # noqa: F401
+        from chat import (  # noqa: F401
+            account_data,  # its part of the account's data (players.account_data)
+            errors,
+            feed,
+        )

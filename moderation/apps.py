@@ -13,3 +13,4 @@ class ModerationConfig(AppConfig):
 
         account_feeds.register(WARNING_FEED)
         chat_guards.register("muted", mute_refusal)  # a muted account cannot write in the chat
+        from moderation import account_data  # noqa: F401  # its part of the account's data (players.account_data)

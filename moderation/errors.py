@@ -36,7 +36,10 @@ register_enum(
         ),
         ModerationCode.MUTED: (
             403,
-            _("The account is muted until `until` (none: until a moderator lifts it): it cannot write messages."),
+            _(
+                "The account is muted until `until` (none: until a moderator lifts it), for `reason` (the "
+                "moderator's words): it cannot write messages."
+            ),
             _("Muted"),
         ),
     },

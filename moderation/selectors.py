@@ -51,7 +51,9 @@ def mute_refusal(user: User, *, now: datetime | None = None) -> ModerationError 
     if mute is None:
         return None
     until = mute.ends_at.isoformat() if mute.ends_at else None
-    return ModerationError(ModerationCode.MUTED, gettext("A moderator has muted your account."), until=until)
+    return ModerationError(
+        ModerationCode.MUTED, gettext("A moderator has muted your account."), until=until, reason=mute.reason
+    )
 
 
 def sanctions_in_force(*, user: User, now: datetime | None = None) -> QuerySet[Sanction]:
@@ -66,6 +68,11 @@ def report_list_mine(*, reporter: User) -> QuerySet[Report]:
 def warning_list(*, player: User) -> QuerySet[PlayerWarning]:
     """The warnings a player sees, newest first."""
     return PlayerWarning.objects.filter(player=player).order_by("-created_at", "-id")
+
+
+def sanction_list(*, player: User) -> QuerySet[Sanction]:
+    """The mutes and suspensions a player sees, newest first."""
+    return Sanction.objects.filter(player=player).order_by("-starts_at", "-id")
 
 
 def report_counts() -> dict[str, int]:

@@ -7,13 +7,14 @@ from typing import Any
 from django.utils.translation import gettext
 from rest_framework import serializers
 
-from moderation.models import ReportOutcome, ReportReason, ReportStatus, ReportTarget
+from moderation.models import ReportOutcome, ReportReason, ReportStatus, ReportTarget, SanctionKind
 
 # Each one enum of the OpenAPI document under its own name (ENUM_NAME_OVERRIDES).
 REPORT_REASONS = tuple(ReportReason.values)
 REPORT_STATUSES = tuple(ReportStatus.values)
 REPORT_TARGETS = tuple(ReportTarget.values)
 REPORT_OUTCOMES = tuple(ReportOutcome.values)
+SANCTION_KINDS = tuple(SanctionKind.values)
 
 
 class ReportCreateInput(serializers.Serializer):
@@ -64,3 +65,14 @@ class WarningOutput(serializers.Serializer):
     text = serializers.CharField()
     created_at = serializers.DateTimeField()
     acknowledged_at = serializers.DateTimeField(allow_null=True, help_text="When you said you had read it.")
+
+
+class SanctionOutput(serializers.Serializer):
+    """A mute or a suspension as its player sees it (never which moderator)."""
+
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=SANCTION_KINDS)
+    reason = serializers.CharField()
+    starts_at = serializers.DateTimeField()
+    ends_at = serializers.DateTimeField(allow_null=True, help_text="None: until a moderator lifts it.")
+    lifted_at = serializers.DateTimeField(allow_null=True, help_text="Lifted (or ended) then.")

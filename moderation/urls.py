@@ -7,6 +7,7 @@ app_name = "moderation"
 urlpatterns = [
     path("reports/", views.ReportCollectionApi.as_view(), name="report-list"),
     path("me/warnings/", views.WarningCollectionApi.as_view(), name="warning-list"),
+    path("me/sanctions/", views.SanctionCollectionApi.as_view(), name="sanction-list"),
     path(
         "me/warnings/<int:warning_id>/acknowledge/",
         views.WarningAcknowledgeApi.as_view(),

@@ -18,7 +18,7 @@ from core.schema import problem_responses
 from core.throttling import ScopedRateThrottle
 from moderation import selectors, services
 from moderation.errors import ModerationError
-from moderation.serializers import ReportCreateInput, ReportOutput, WarningOutput
+from moderation.serializers import ReportCreateInput, ReportOutput, SanctionOutput, WarningOutput
 from players import selectors as player_selectors
 from players.authentication import request_account
 
@@ -106,3 +106,19 @@ class WarningAcknowledgeApi(APIView):
     def post(self, request: Request, warning_id: int) -> Response:
         warning = services.warning_acknowledge(player=request_account(request), warning_id=warning_id)
         return Response(WarningOutput(warning).data)
+
+
+class SanctionCollectionApi(GenericAPIView):
+    @extend_schema(
+        operation_id="me_sanctions_list",
+        summary="My mutes and suspensions, newest first",
+        description=(
+            "Each with the moderator's reason and its end (`ends_at`; none: until lifted); `lifted_at` once "
+            "it was lifted or ended. A muted account cannot write in the chat (`muted`, with `until` and `reason`)."
+        ),
+        tags=TAG,
+        responses={200: SanctionOutput(many=True), **problem_responses("not_authenticated")},
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(selectors.sanction_list(player=request_account(request)))
+        return self.get_paginated_response(SanctionOutput(page, many=True).data)

@@ -16,6 +16,7 @@ class PlayerCode(StrEnum):
     LOGIN_LOCKED = "login_locked"
     TOO_MANY_TOKENS = "too_many_tokens"
     WEAK_PASSWORD = "weak_password"
+    WRONG_PASSWORD = "wrong_password"
 
 
 register_enum(
@@ -49,6 +50,14 @@ register_enum(
             409,
             _("The account holds the most active API tokens it may (MAX_TOKENS_PER_ACCOUNT): revoke one first."),
             _("Too many tokens"),
+        ),
+        PlayerCode.WRONG_PASSWORD: (
+            403,
+            _(
+                "The current password sent to confirm a change to the account is wrong (it counts towards the "
+                "log-in lock, `login_locked`)."
+            ),
+            _("Wrong password"),
         ),
     },
 )

@@ -33,6 +33,11 @@ class User(AbstractUser):
         blank=True,
         help_text="No password log-in until then (API tokens keep working).",
     )
+    deleted_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="The player deleted the account: this row is an anonymous placeholder for its finished games.",
+    )
 
     objects: ClassVar[UserManager] = UserManager()
 

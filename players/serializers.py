@@ -7,6 +7,7 @@ from typing import Any
 from django.core.validators import RegexValidator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from players.models import User
@@ -86,6 +87,11 @@ class TokenOutput(serializers.Serializer):
     prefix = serializers.CharField(help_text="The token starts with `cf_<prefix>_`.")
     created_at = serializers.DateTimeField()
     last_used_at = serializers.DateTimeField(allow_null=True, help_text="Precise to about a minute.")
+    current = serializers.SerializerMethodField(help_text="The token this request was made with.")
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_current(self, token: Any) -> bool:
+        return bool(token.pk == self.context.get("token_id"))
 
 
 class TokenCreatedOutput(serializers.Serializer):
@@ -96,3 +102,25 @@ class TokenCreatedOutput(serializers.Serializer):
     prefix = serializers.CharField(source="token.prefix")
     created_at = serializers.DateTimeField(source="token.created_at")
     token = serializers.CharField(source="secret", help_text="Send as `Authorization: Bearer <token>`.")
+
+
+class PasswordChangeInput(serializers.Serializer):
+    current_password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+    new_password = serializers.CharField(
+        max_length=128, write_only=True, trim_whitespace=False, help_text="Must pass the server's password rules."
+    )
+    revoke_other_tokens = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Also sign out every other device: revoke every active token but the one of this request.",
+    )
+
+
+class PasswordChangedOutput(serializers.Serializer):
+    revoked_tokens = serializers.IntegerField(help_text="How many other tokens were revoked.")
+
+
+class AccountDeleteInput(serializers.Serializer):
+    password = serializers.CharField(
+        max_length=128, write_only=True, trim_whitespace=False, help_text="The current password, to confirm."
+    )

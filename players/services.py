@@ -19,7 +19,7 @@ from core import notify
 from core.errors import CoreCode
 from core.humanize import duration
 from core.limits import Limit
-from players import login
+from players import account_data, login
 from players.errors import PlayerCode, PlayerError
 from players.models import ApiToken, User
 from players.token_cache import CACHE
@@ -39,10 +39,14 @@ class IssuedToken:
 
 #: Django's password validators' codes for the rules a schema cannot state.
 UNSTATED_PASSWORD_RULES = {"password_too_common", "password_too_similar"}
+#: Deleted accounts are renamed ``deleted-<id>``: no new account may take such a name.
+DELETED_PREFIX = "deleted-"
 
 
 def user_register(*, username: str, password: str, is_bot: bool = False) -> User:
     """Create an account.  The password must pass Django's validators."""
+    if username.lower().startswith(DELETED_PREFIX):
+        raise ValidationError({"username": [_("Usernames starting with “deleted-” are kept for deleted accounts.")]})
     user = User(username=username, is_bot=is_bot)
     try:
         validate_password(password, user=user)
@@ -173,3 +177,74 @@ def user_set_bot(*, user: User, is_bot: bool) -> None:
     """Mark (or unmark) an account as a bot: it is shown as a bot everywhere."""
     user.is_bot = is_bot
     user.save(update_fields=["is_bot"])
+
+
+# -- the player's own account: password, deletion ------------------------------------
+
+
+def password_confirm(*, user: User, password: str) -> None:
+    """Check the account's own password before a change only its owner may make:
+    ``wrong_password`` (403) if wrong, ``login_locked`` while the log-in lock holds.
+    A wrong one counts towards the lock (``players.login``), as at log-in, so a
+    stolen token cannot be used to guess the password."""
+    if wait := login.locked_for(user):
+        raise PlayerError(
+            PlayerCode.LOGIN_LOCKED,
+            _("Too many wrong passwords: try again in %(seconds)s s.") % {"seconds": math.ceil(wait)},
+            retry_after=math.ceil(wait),
+        )
+    if authenticate(username=user.username, password=password) is None:
+        raise PlayerError(PlayerCode.WRONG_PASSWORD, _("That is not your current password."))
+
+
+def password_change(
+    *, user: User, current_password: str, new_password: str, keep_token_id: int | None, revoke_others: bool
+) -> int:
+    """Set a new password (Django's validators apply); with ``revoke_others``, revoke
+    every other active token of the account (``keep_token_id``: the caller's own, if
+    any). Answers how many tokens were revoked."""
+    password_confirm(user=user, password=current_password)
+    try:
+        validate_password(new_password, user=user)
+    except ValidationError as error:
+        raise ValidationError({"new_password": error.messages}) from error
+    with transaction.atomic():
+        locked = User.objects.select_for_update().get(pk=user.pk)
+        locked.set_password(new_password)
+        locked.save(update_fields=["password"])  # credentials_changed, by players.signals
+        revoked = 0
+        if revoke_others:
+            others = ApiToken.objects.filter(user=user, revoked_at__isnull=True)
+            if keep_token_id is not None:
+                others = others.exclude(pk=keep_token_id)
+            revoked = others.update(revoked_at=timezone.now())
+            credentials_changed(user.pk)
+    user.password = locked.password
+    return revoked
+
+
+def account_delete(*, user: User, password: str, now: datetime | None = None) -> None:
+    """Delete the player's account, as docs/account.md says: refused while a section
+    objects (e.g. a game in play); otherwise every section erases its part (ratings,
+    chat, reports made, warnings) and the row becomes an anonymous placeholder
+    (``deleted-<id>``, no password, no tokens, inactive) that keeps the seats of its
+    finished games, so they still replay. Its open streams close (credentials_changed)."""
+    password_confirm(user=user, password=password)
+    if (refusal := account_data.refusal(user)) is not None:
+        raise refusal
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = User.objects.select_for_update().get(pk=user.pk)
+        account_data.erase(locked)
+        ApiToken.objects.filter(user=locked).delete()
+        locked.username = f"{DELETED_PREFIX}{locked.pk}"
+        locked.first_name = locked.last_name = locked.email = ""
+        locked.set_unusable_password()
+        locked.is_active = False
+        locked.is_staff = locked.is_superuser = False
+        locked.failed_logins = 0
+        locked.login_locked_until = None
+        locked.deleted_at = now
+        locked.save()  # credentials_changed, by players.signals: streams close, caches forget
+        locked.groups.clear()
+        locked.user_permissions.clear()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from django.contrib.auth import login, logout
+from django.contrib.auth import login, logout, update_session_auth_hash
 from django.middleware.csrf import get_token
+from django.utils import timezone
 from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
@@ -20,11 +21,14 @@ from core.errors import CoreCode
 from core.inputs import validated
 from core.schema import problem_responses
 from core.throttling import AddressRateThrottle
-from players import selectors, services
+from players import account_data, selectors, services
 from players.errors import PlayerError
-from players.models import User
+from players.models import ApiToken, User
 from players.serializers import (
+    AccountDeleteInput,
     AccountOutput,
+    PasswordChangedOutput,
+    PasswordChangeInput,
     PlayerOutput,
     PlayerRegisterInput,
     SessionCreateInput,
@@ -40,6 +44,11 @@ TAG = ["players"]
 def _account(request: Request) -> User:
     """The caller's account, in views that require ``IsAuthenticated``."""
     return cast(User, request.user)
+
+
+def _token_id(request: Request) -> int | None:
+    """The id of the API token the request came with (None: a session)."""
+    return request.auth.pk if isinstance(request.auth, ApiToken) else None
 
 
 class PasswordLoginThrottle(AddressRateThrottle):
@@ -120,7 +129,7 @@ class TokenCollectionApi(GenericAPIView):
     )
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(selectors.token_list_active(user=_account(request)))
-        return self.get_paginated_response(TokenOutput(page, many=True).data)
+        return self.get_paginated_response(TokenOutput(page, many=True, context={"token_id": _token_id(request)}).data)
 
     @extend_schema(
         operation_id="tokens_create",
@@ -256,3 +265,93 @@ class SessionApi(APIView):
     def delete(self, request: Request) -> Response:
         logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class PasswordApi(APIView):
+    throttle_scope = "login"
+
+    @extend_schema(
+        operation_id="me_password_change",
+        summary="Change my password",
+        description=(
+            "Send the current password and the new one. With `revoke_other_tokens`, every other active "
+            "token of the account is revoked (those devices are signed out: their streams close and their "
+            "next request is refused); the token of this request keeps working. Other browser sessions "
+            "end in any case. A wrong current password is `wrong_password` and counts towards the log-in "
+            "lock (`login_locked`)."
+        ),
+        tags=TAG,
+        request=PasswordChangeInput,
+        responses={
+            200: PasswordChangedOutput,
+            **problem_responses("validation_error", "wrong_password", "login_locked", "rate_limited"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = validated(PasswordChangeInput, request.data)
+        user = _account(request)
+        revoked = services.password_change(
+            user=user,
+            current_password=data["current_password"],
+            new_password=data["new_password"],
+            keep_token_id=_token_id(request),
+            revoke_others=data["revoke_other_tokens"],
+        )
+        if _token_id(request) is None and hasattr(request._request, "session"):
+            update_session_auth_hash(request._request, user)  # this browser session stays signed in
+        return Response(PasswordChangedOutput({"revoked_tokens": revoked}).data)
+
+
+class AccountDeleteApi(APIView):
+    throttle_scope = "login"
+
+    @extend_schema(
+        operation_id="me_delete",
+        summary="Delete my account",
+        description=(
+            "Confirmed with the current password. Refused while the account sits at an open or running "
+            "table (`account_in_play`: leave or finish it first). What goes and what stays (docs/account.md): "
+            "the ratings and their history, the chat messages written, the reports made and the warnings "
+            "received are deleted; the finished games keep their seat under an anonymous name "
+            "(`deleted-<id>`), so they still replay; every token is revoked and the name is free again. "
+            "It cannot be undone."
+        ),
+        tags=TAG,
+        request=AccountDeleteInput,
+        responses={
+            204: None,
+            **problem_responses(
+                "validation_error", "wrong_password", "login_locked", "account_in_play", "rate_limited"
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = validated(AccountDeleteInput, request.data)
+        services.account_delete(user=_account(request), password=data["password"])
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class AccountDataApi(APIView):
+    @extend_schema(
+        operation_id="me_data",
+        summary="Download my data",
+        description=(
+            "Everything the server holds about the account, as one JSON document: the profile, the signed-in "
+            "devices (tokens, never their secrets), the games played, the ratings, the chat messages written, "
+            "the reports made, the warnings and sanctions received."
+        ),
+        tags=TAG,
+        responses={200: account_data.export_output()},
+    )
+    def get(self, request: Request) -> Response:
+        user = _account(request)
+        document = {
+            "exported_at": timezone.now(),
+            "profile": user,
+            "devices": list(selectors.token_list_active(user=user)),
+            **account_data.export(user),
+        }
+        output = account_data.export_output()(document, context={"token_id": _token_id(request)})
+        response = Response(output.data)
+        response["Content-Disposition"] = f'attachment; filename="chicken-foot-{user.username}.json"'
+        return response

@@ -15,6 +15,8 @@ urlpatterns = [
     path("leaderboard/", views.index, name="leaderboard"),
     path("players/<str:username>/", views.index, name="profile"),
     path("ladder/", views.index, name="ladder"),
+    path("account/", views.index, name="account"),
+    path("rules/", views.index, name="rules"),
 ]
 
 # Last of all routes: any other browser path is the client's 404 page (not Django's

@@ -104,6 +104,7 @@ SPECTACULAR_SETTINGS = {
         "StrategyName": "games.serializers.strategy_choices",
         "HealthStatus": "ops.serializers.HEALTH_STATUSES",
         "ReportReason": "moderation.serializers.REPORT_REASONS",
+        "SanctionKind": "moderation.serializers.SANCTION_KINDS",  # the account page (webtalk)
         "ReportStatus": "moderation.serializers.REPORT_STATUSES",
         "ReportTarget": "moderation.serializers.REPORT_TARGETS",
         "ReportOutcome": "moderation.serializers.REPORT_OUTCOMES",

@@ -116,7 +116,7 @@ def test_list_shows_my_active_tokens_and_never_a_secret(make_player, token_clien
     body = response.json()
     assert body["count"] == 2
     assert [token["name"] for token in body["results"]] == ["phone", "test"]
-    assert set(body["results"][0]) == {"id", "name", "prefix", "created_at", "last_used_at"}
+    assert set(body["results"][0]) == {"id", "name", "prefix", "created_at", "last_used_at", "current"}
     assert issued.secret not in response.content.decode()
     assert issued.token.digest not in response.content.decode()
 

@@ -66,6 +66,14 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("chat/apps.py", "ChatConfig.ready", "chat.feed"): "registers the chat's frames of the game stream",
     ("matchmaking/apps.py", "MatchmakingConfig.ready", "matchmaking.errors"): "registers the seeks' error codes",
     ("matchmaking/apps.py", "MatchmakingConfig.ready", "matchmaking.feeds"): "the feed reads models: apps ready",
+    ("games/apps.py", "GamesConfig.ready", "games.account_data"): "registers its part of the account's data",
+    ("ratings/apps.py", "RatingsConfig.ready", "ratings.account_data"): "registers its part of the account's data",
+    ("chat/apps.py", "ChatConfig.ready", "chat.account_data"): "registers its part of the account's data",
+    (
+        "moderation/apps.py",
+        "ModerationConfig.ready",
+        "moderation.account_data",
+    ): "registers its part of the account's data",
     # config/celery.py imports ops.worker when Django starts (config/__init__.py
     # loads the Celery app), before the app registry is ready: no models then.
     ("ops/worker.py", "Recovery.start", "games.dispatch"): "loaded with the Celery app, before apps are ready",

@@ -167,6 +167,10 @@ def play_turn(driver: Any, rng: random.Random) -> dict[str, Any]:
     {seq (the state decided on), kind, tile, seat}."""
     from selenium.common.exceptions import StaleElementReferenceException
 
+    # The end of a hand stays on screen until the player moves on (js/table.js).
+    for button in css(driver, "[data-testid=next-hand]"):
+        if button.is_displayed():
+            button.click()
     before = int(table(driver)["seq"])
     move: dict[str, Any] = {"seq": before}
     for _ in range(5):

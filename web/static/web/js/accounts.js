@@ -5,11 +5,13 @@
 //     (checkbox "Remember me"), #login-submit
 //   register form #register-form: #register-username, #register-password,
 //     #register-password2, #register-remember, #register-submit
-//   header: #account-nav [data-testid=account-name] (the signed-in username),
+//   header: #account-nav [data-testid=account-name] (the signed-in username, inside
+//     [data-testid=account-link] to /account/), [data-testid=rules-link] (/rules/),
 //     #logout-button, [data-testid=login-link], [data-testid=register-link]
 // Problems (wrong password, name taken, weak password ...) show in #alerts (role=alert).
 
 import * as api from "./api.js";
+import { gettext, interpolate } from "./i18n.js";
 import { busy, clearErrors, h, navigate, notify, replaceChildren, setTitle, showError } from "./ui.js";
 
 /** Where to go after signing in: `next` if it is a path of this site, else the lobby. */
@@ -34,13 +36,13 @@ function rememberBox(id) {
     "div",
     { class: "field field-check" },
     h("input", { type: "checkbox", id, name: "remember" }),
-    h("label", { for: id }, "Remember me on this device"),
-    h("p", { class: "hint", id: `${id}-hint` }, "Unticked, you are signed out when you close this tab."),
+    h("label", { for: id }, gettext("Remember me on this device")),
+    h("p", { class: "hint", id: `${id}-hint` }, gettext("Unticked, you are signed out when you close this tab.")),
   );
 }
 
 export function renderLogin(root, { next = null } = {}) {
-  setTitle("Log in");
+  setTitle(gettext("Log in"));
   const target = safeNext(next);
   if (api.currentUser()) {
     navigate(target, { replace: true });
@@ -49,24 +51,24 @@ export function renderLogin(root, { next = null } = {}) {
   const form = h(
     "form",
     { id: "login-form", class: "panel form narrow", novalidate: true },
-    h("h1", {}, "Log in"),
+    h("h1", {}, gettext("Log in")),
     field(
       "login-username",
-      "Username",
+      gettext("Username"),
       h("input", { id: "login-username", name: "username", autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" }),
     ),
     field(
       "login-password",
-      "Password",
+      gettext("Password"),
       h("input", { id: "login-password", name: "password", type: "password", autocomplete: "current-password", required: true }),
     ),
     rememberBox("login-remember"),
-    h("div", { class: "actions" }, h("button", { id: "login-submit", type: "submit", class: "primary" }, "Log in")),
+    h("div", { class: "actions" }, h("button", { id: "login-submit", type: "submit", class: "primary" }, gettext("Log in"))),
     h(
       "p",
       { class: "muted" },
-      "No account yet? ",
-      h("a", { href: `/register/${next ? `?next=${encodeURIComponent(target)}` : ""}`, "data-link": "" }, "Register"),
+      gettext("No account yet? "),
+      h("a", { href: `/register/${next ? `?next=${encodeURIComponent(target)}` : ""}`, "data-link": "" }, gettext("Register")),
     ),
   );
   form.addEventListener("submit", async (event) => {
@@ -75,13 +77,13 @@ export function renderLogin(root, { next = null } = {}) {
     const username = form.elements.username.value.trim();
     const password = form.elements.password.value;
     if (!username || !password) {
-      showError("Enter your username and password.");
+      showError(gettext("Enter your username and password."));
       (username ? form.elements.password : form.elements.username).focus();
       return;
     }
     const account = await busy(form, () => api.login(username, password, form.elements.remember.checked));
     if (account) {
-      notify(`Signed in as ${account.username}.`);
+      notify(interpolate(gettext("Signed in as %(name)s."), { name: account.username }));
       navigate(target, { replace: true });
     } else {
       form.elements.password.focus();
@@ -93,15 +95,15 @@ export function renderLogin(root, { next = null } = {}) {
 }
 
 export function renderRegister(root, { next = null } = {}) {
-  setTitle("Register");
+  setTitle(gettext("Register"));
   const target = safeNext(next);
   const form = h(
     "form",
     { id: "register-form", class: "panel form narrow", novalidate: true },
-    h("h1", {}, "Create an account"),
+    h("h1", {}, gettext("Create an account")),
     field(
       "register-username",
-      "Username",
+      gettext("Username"),
       h("input", {
         id: "register-username",
         name: "username",
@@ -111,22 +113,22 @@ export function renderRegister(root, { next = null } = {}) {
         autocapitalize: "none",
         spellcheck: "false",
       }),
-      "Letters, digits and @ . + - _ only; others see it at the table.",
+      gettext("Letters, digits and @ . + - _ only; others see it at the table."),
     ),
     field(
       "register-password",
-      "Password",
+      gettext("Password"),
       h("input", { id: "register-password", name: "password", type: "password", autocomplete: "new-password", required: true }),
-      "A long passphrase is best; common or all-digit passwords are refused.",
+      gettext("A long passphrase is best; common or all-digit passwords are refused."),
     ),
     field(
       "register-password2",
-      "Password again",
+      gettext("Password again"),
       h("input", { id: "register-password2", name: "password2", type: "password", autocomplete: "new-password", required: true }),
     ),
     rememberBox("register-remember"),
-    h("div", { class: "actions" }, h("button", { id: "register-submit", type: "submit", class: "primary" }, "Create account")),
-    h("p", { class: "muted" }, "Have an account? ", h("a", { href: "/login/", "data-link": "" }, "Log in")),
+    h("div", { class: "actions" }, h("button", { id: "register-submit", type: "submit", class: "primary" }, gettext("Create account"))),
+    h("p", { class: "muted" }, gettext("Have an account? "), h("a", { href: "/login/", "data-link": "" }, gettext("Log in"))),
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -134,11 +136,11 @@ export function renderRegister(root, { next = null } = {}) {
     const username = form.elements.username.value.trim();
     const password = form.elements.password.value;
     if (!username || !password) {
-      showError("Choose a username and a password.");
+      showError(gettext("Choose a username and a password."));
       return;
     }
     if (password !== form.elements.password2.value) {
-      showError("The two passwords differ.");
+      showError(gettext("The two passwords differ."));
       form.elements.password2.focus();
       return;
     }
@@ -147,7 +149,7 @@ export function renderRegister(root, { next = null } = {}) {
       return api.login(username, password, form.elements.remember.checked);
     });
     if (account) {
-      notify(`Welcome, ${account.username}!`);
+      notify(interpolate(gettext("Welcome, %(name)s!"), { name: account.username }));
       navigate(target, { replace: true });
     }
   });
@@ -165,8 +167,9 @@ export function renderAccountNav(nav) {
     const next = here === "/" || here.startsWith("/login/") || here.startsWith("/register/") ? "" : `?next=${encodeURIComponent(here)}`;
     replaceChildren(
       nav,
-      h("a", { href: `/login/${next}`, "data-link": "", class: "button ghost", "data-testid": "login-link" }, "Log in"),
-      h("a", { href: `/register/${next}`, "data-link": "", class: "button", "data-testid": "register-link" }, "Register"),
+      h("a", { href: "/rules/", "data-link": "", class: "button ghost", "data-testid": "rules-link" }, gettext("How to play")),
+      h("a", { href: `/login/${next}`, "data-link": "", class: "button ghost", "data-testid": "login-link" }, gettext("Log in")),
+      h("a", { href: `/register/${next}`, "data-link": "", class: "button", "data-testid": "register-link" }, gettext("Register")),
     );
     return;
   }
@@ -178,19 +181,20 @@ export function renderAccountNav(nav) {
       class: "ghost",
       onclick: async () => {
         await busy(logout, () => api.logout());
-        notify("Signed out.");
+        notify(gettext("Signed out."));
         // the lobby redraws itself for a guest; any other page goes to the lobby
         if (window.location.pathname !== "/") navigate("/");
       },
     },
-    "Log out",
+    gettext("Log out"),
   );
   replaceChildren(
     nav,
+    h("a", { href: "/rules/", "data-link": "", class: "button ghost", "data-testid": "rules-link" }, gettext("How to play")),
     h(
-      "span",
-      { class: "account-name" },
-      h("span", { class: "visually-hidden" }, "Signed in as "),
+      "a",
+      { href: "/account/", "data-link": "", class: "account-name", "data-testid": "account-link", title: gettext("Your account") },
+      h("span", { class: "visually-hidden" }, gettext("Signed in as ")),
       h("span", { class: "avatar", "aria-hidden": "true" }, account.username.slice(0, 1).toUpperCase()),
       h("span", { "data-testid": "account-name" }, account.username),
     ),

@@ -64,6 +64,17 @@ export const OPERATIONS = [
   ["GET", "/api/v1/players/{username}/"],
   ["GET", "/api/v1/players/{username}/ratings/"],
   ["GET", "/api/v1/ladder/"],
+  // the table chat, reports, warnings and sanctions, "your account" (webtalk)
+  ["GET", "/api/v1/games/{game_id}/chat/"],
+  ["POST", "/api/v1/games/{game_id}/chat/"],
+  ["POST", "/api/v1/reports/"],
+  ["GET", "/api/v1/me/warnings/"],
+  ["POST", "/api/v1/me/warnings/{warning_id}/acknowledge/"],
+  ["GET", "/api/v1/me/sanctions/"],
+  ["GET", "/api/v1/tokens/"],
+  ["POST", "/api/v1/me/password/"],
+  ["POST", "/api/v1/me/delete/"],
+  ["GET", "/api/v1/me/data/"],
 ];
 
 const MATCHERS = OPERATIONS.map(([method, template]) => ({
@@ -526,4 +537,64 @@ export function listPlayerGames(username, params = {}) {
 /** GET /ladder/: the bot ladder's participants and schedule. */
 export function getLadder() {
   return call("GET", `${API_ROOT}/ladder/`);
+}
+
+// --- the table chat, reports, warnings and sanctions (webtalk) -----------------------
+
+/** GET /games/{id}/chat/ with {channel, after, limit}: a ChatPage {messages, has_more}. */
+export function listChat(id, params) {
+  return call("GET", `${gamePath(id, "chat")}${query(params)}`);
+}
+
+/** POST /games/{id}/chat/ {channel, text}: the ChatMessage written. */
+export function postChat(id, body) {
+  return call("POST", gamePath(id, "chat"), { body });
+}
+
+/** POST /reports/ {account | game | message, reason, text}: the Report made. */
+export function createReport(body) {
+  return call("POST", `${API_ROOT}/reports/`, { body });
+}
+
+/** GET /me/warnings/: a page of my warnings, newest first. */
+export function listWarnings(params = {}) {
+  return call("GET", `${API_ROOT}/me/warnings/${query(params)}`);
+}
+
+/** POST /me/warnings/{id}/acknowledge/: the Warning, read. */
+export function acknowledgeWarning(warningId) {
+  return call("POST", `${API_ROOT}/me/warnings/${encodeURIComponent(warningId)}/acknowledge/`);
+}
+
+/** GET /me/sanctions/: a page of my mutes and suspensions, newest first. */
+export function listSanctions(params = {}) {
+  return call("GET", `${API_ROOT}/me/sanctions/${query(params)}`);
+}
+
+// --- your account (webtalk) ------------------------------------------------------------
+
+/** GET /tokens/: a page of my signed-in devices (tokens; `current` marks this one). */
+export function listTokens(params = {}) {
+  return call("GET", `${API_ROOT}/tokens/${query(params)}`);
+}
+
+/** DELETE /tokens/{id}/: sign a device out. */
+export function revokeToken(tokenId) {
+  return call("DELETE", `${API_ROOT}/tokens/${encodeURIComponent(tokenId)}/`);
+}
+
+/** POST /me/password/ {current_password, new_password, revoke_other_tokens}: {revoked_tokens}. */
+export function changePassword(body) {
+  return call("POST", `${API_ROOT}/me/password/`, { body });
+}
+
+/** POST /me/delete/ {password}: the account is deleted; this browser is signed out. */
+export async function deleteAccount(password) {
+  await call("POST", `${API_ROOT}/me/delete/`, { body: { password } });
+  forgetSession();
+}
+
+/** GET /me/data/: everything the server holds about my account (AccountData). */
+export function downloadMyData() {
+  return call("GET", `${API_ROOT}/me/data/`);
 }

@@ -10,6 +10,8 @@
 //   /leaderboard/        the leaderboards (js/leaderboard.js renderLeaderboard; ?pool=&kind=)
 //   /players/<name>/     a profile        (js/profile.js renderProfile(root, {username}))
 //   /ladder/             the bot ladder   (js/ladder.js  renderLadder)
+//   /account/            your account     (js/account.js  renderAccount)
+//   /rules/              how to play      (js/rules.js    renderRules)
 //
 // Signed in, one account stream per page (js/accountstream.js) feeds the lobby,
 // quick play and the challenge notices (js/challenges.js) shown on every page.
@@ -17,7 +19,7 @@
 // Each render function draws into `root` (#main) and answers a cleanup function
 // (or nothing), called before the next route is drawn. Links carrying `data-link`,
 // and any same-origin link to one of these routes, are followed without a reload.
-// Once a route is drawn, <body data-route="lobby|login|register|table|replay|leaderboard|profile|ladder"> says which.
+// Once a route is drawn, <body data-route="lobby|login|register|table|replay|leaderboard|profile|ladder|account|rules"> says which.
 
 import { renderLogin, renderRegister, renderAccountNav } from "./accounts.js";
 import { startAccountStream } from "./accountstream.js";
@@ -29,6 +31,8 @@ import { renderLobby } from "./lobby.js";
 import { renderProfile } from "./profile.js";
 import { renderReplay } from "./replay.js";
 import { renderTableForVisitor } from "./tablejoin.js";
+import { renderAccount } from "./account.js";
+import { renderRules } from "./rules.js";
 import { clearErrors, h, replaceChildren, setTitle, showError } from "./ui.js";
 
 const ROUTES = [
@@ -40,6 +44,8 @@ const ROUTES = [
   { name: "leaderboard", pattern: /^\/leaderboard\/$/, render: (root, _match, search) => renderLeaderboard(root, { search }) },
   { name: "profile", pattern: /^\/players\/([^/]+)\/$/, render: (root, match) => renderProfile(root, { username: decodeURIComponent(match[1]) }) },
   { name: "ladder", pattern: /^\/ladder\/$/, render: (root) => renderLadder(root) },
+  { name: "account", pattern: /^\/account\/$/, render: (root) => renderAccount(root) },
+  { name: "rules", pattern: /^\/rules\/$/, render: (root) => renderRules(root) },
 ];
 
 let cleanup = null;

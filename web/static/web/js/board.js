@@ -48,6 +48,7 @@
 // Tiles are placed nearest-the-spinner first and an open end keeps the place its tile
 // will take, so a new tile rarely moves anything already drawn.
 
+import { gettext, interpolate, ngettext } from "./i18n.js";
 import { describeEnds, parseTile } from "./layout.js";
 
 export { describeEnds };
@@ -384,8 +385,10 @@ function tileGroup(entry, options) {
     "data-kind": node.kind,
     transform: `translate(${round2(b.cx)} ${round2(b.cy)}) rotate(${round2(angle)})`,
   });
-  const who = node.kind === "spinner" ? "the spinner, placed by" : "played by";
-  group.appendChild(el("title", {}, document.createTextNode(`${node.tile}, ${who} seat ${node.seat}`)));
+  const title = node.kind === "spinner"
+    ? interpolate(gettext("%(tile)s, the spinner, placed by seat %(seat)s"), { tile: node.tile, seat: node.seat })
+    : interpolate(gettext("%(tile)s, played by seat %(seat)s"), { tile: node.tile, seat: node.seat });
+  group.appendChild(el("title", {}, document.createTextNode(title)));
   if (classes.includes("is-open-foot")) {
     group.appendChild(el("rect", { class: "cf-foot-ring", x: -HALF - 4, y: -HALF / 2 - 4, width: LONG + 8, height: HALF + 8, rx: 6 }));
   }
@@ -425,10 +428,12 @@ function endGroup(entry, info, options) {
     text.textContent = String(slot.pip);
     group.appendChild(text);
   }
-  const now = slot.playable ? "" : " (not playable now: another group of ends comes first)";
-  group.appendChild(el("title", {}, document.createTextNode(`${where}: needs a ${slot.pip}${now}`)));
+  const need = slot.playable
+    ? interpolate(gettext("%(where)s: needs a %(pip)s"), { where, pip: slot.pip })
+    : interpolate(gettext("%(where)s: needs a %(pip)s (not playable now: another group of ends comes first)"), { where, pip: slot.pip });
+  group.appendChild(el("title", {}, document.createTextNode(need)));
   if (playable && typeof options.onEnd === "function") {
-    const label = (options.endLabel && options.endLabel(id)) || `Play on ${where}`;
+    const label = (options.endLabel && options.endLabel(id)) || interpolate(gettext("Play on %(where)s"), { where });
     group.setAttribute("role", "button");
     group.setAttribute("tabindex", "0");
     group.setAttribute("aria-label", label);
@@ -449,8 +454,14 @@ function endGroup(entry, info, options) {
 function summary(layout, geometry) {
   const open = geometry.ends.length;
   const playable = geometry.ends.filter((e) => e.slot.playable).length;
-  return `Board: spinner ${layout.tile}, ${layout.next.length} arms, ${geometry.tiles.length} tiles, ` +
-    `${open} open end${open === 1 ? "" : "s"} (${playable} playable)`;
+  return interpolate(
+    ngettext(
+      "Board: spinner %(tile)s, %(arms)s arms, %(tiles)s tiles, %(open)s open end (%(playable)s playable)",
+      "Board: spinner %(tile)s, %(arms)s arms, %(tiles)s tiles, %(open)s open ends (%(playable)s playable)",
+      open,
+    ),
+    { tile: layout.tile, arms: layout.next.length, tiles: geometry.tiles.length, open, playable },
+  );
 }
 
 /** The double whose chicken foot is open (its toes must be filled first), or null. */
@@ -484,7 +495,7 @@ export function drawBoard(container, layout, options = {}) {
   if (!layout) {
     const empty = document.createElement("p");
     empty.className = "cf-board-empty";
-    empty.textContent = "No tiles on the table yet.";
+    empty.textContent = gettext("No tiles on the table yet.");
     container.appendChild(empty);
     return null;
   }

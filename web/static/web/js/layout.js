@@ -24,6 +24,8 @@
 // every open end is playable. A node's `inner` is the pip touching the end it was
 // played on, `outer` the pip it shows outward.
 
+import { gettext, interpolate } from "./i18n.js";
+
 const MOVE_TYPES = new Set(["round_started", "spinner_placed", "tile_played", "drew", "passed", "round_ended", "match_ended"]);
 
 /** "e12" -> 12 */
@@ -190,11 +192,11 @@ export function layoutFromEvents(events) {
 
 // -- replay ------------------------------------------------------------------
 
-const PASS_REASONS = {
-  no_play: "passed: nothing to play and the boneyard is empty",
-  drawn_tile_unplayable: "passed: the drawn tile does not fit",
-  declined_drawn_tile: "passed, keeping the drawn tile",
-};
+const PASS_REASONS = () => ({
+  no_play: gettext("passed: nothing to play and the boneyard is empty"),
+  drawn_tile_unplayable: gettext("passed: the drawn tile does not fit"),
+  declined_drawn_tile: gettext("passed, keeping the drawn tile"),
+});
 
 function armOf(ends, endText) {
   const described = ends.get(endText);
@@ -225,12 +227,17 @@ export function describeEnds(layout) {
     });
   };
   walk(layout, 0, null);
-  const plain = (f) => (f.toe ? `toe ${f.toe.toe} of the ${f.toe.foot} foot on arm ${f.arm}` : `the ${f.pip} end of arm ${f.arm}`);
+  const plain = (f) =>
+    f.toe
+      ? interpolate(gettext("toe %(toe)s of the %(foot)s foot on arm %(arm)s"), { toe: f.toe.toe, foot: f.toe.foot, arm: f.arm })
+      : interpolate(gettext("the %(pip)s end of arm %(arm)s"), { pip: f.pip, arm: f.arm });
   const counts = new Map();
   for (const f of found) counts.set(plain(f), (counts.get(plain(f)) || 0) + 1);
   const second = (f) => {
     if (counts.get(plain(f)) === 1) return plain(f);
-    if (!f.toe && f.via) return `the ${f.pip} end of toe ${f.via.toe} of the ${f.via.foot} foot on arm ${f.arm}`;
+    if (!f.toe && f.via) {
+      return interpolate(gettext("the %(pip)s end of toe %(toe)s of the %(foot)s foot on arm %(arm)s"), { pip: f.pip, toe: f.via.toe, foot: f.via.foot, arm: f.arm });
+    }
     return plain(f);
   };
   const seconds = new Map();
@@ -256,29 +263,29 @@ function describe(event, before, change, seatName) {
   const who = data.seat !== undefined && data.seat !== null ? seatName(data.seat) : "";
   switch (event.type) {
     case "round_started":
-      return `Round ${data.round}: starting double ${data.starting_double}`;
+      return interpolate(gettext("Round %(round)s: starting double %(double)s"), { round: data.round, double: data.starting_double });
     case "spinner_placed":
-      return `${who} placed the spinner ${data.tile}`;
+      return interpolate(gettext("%(name)s placed the spinner %(tile)s"), { name: who, tile: data.tile });
     case "tile_played": {
-      let text = `${who} played ${data.tile} on ${armOf(before, data.end)}`;
-      if (change === "foot_opened") text += ": a chicken foot opens, three toes to fill";
-      else if (change === "foot_completed") text += ", completing the chicken foot";
-      else if (change === "spinner_completed") text += ", completing the spinner";
-      return text;
+      const params = { name: who, tile: data.tile, where: armOf(before, data.end) };
+      if (change === "foot_opened") return interpolate(gettext("%(name)s played %(tile)s on %(where)s: a chicken foot opens, three toes to fill"), params);
+      if (change === "foot_completed") return interpolate(gettext("%(name)s played %(tile)s on %(where)s, completing the chicken foot"), params);
+      if (change === "spinner_completed") return interpolate(gettext("%(name)s played %(tile)s on %(where)s, completing the spinner"), params);
+      return interpolate(gettext("%(name)s played %(tile)s on %(where)s"), params);
     }
     case "drew":
-      if (data.for_starting_double) return `${who} drew, looking for the starting double`;
-      return `${who} drew a tile (${data.boneyard_size} left)`;
+      if (data.for_starting_double) return interpolate(gettext("%(name)s drew, looking for the starting double"), { name: who });
+      return interpolate(gettext("%(name)s drew a tile (%(count)s left)"), { name: who, count: data.boneyard_size });
     case "passed":
-      return `${who} ${PASS_REASONS[data.reason] || "passed"}`;
+      return `${who} ${PASS_REASONS()[data.reason] || gettext("passed")}`;
     case "round_ended": {
       const how = data.reason === "domino" && data.went_out !== null && data.went_out !== undefined
-        ? `${seatName(data.went_out)} went out`
-        : "blocked";
-      return `Round ${data.round} over (${how}); scores ${(data.scores || []).join(", ")}`;
+        ? interpolate(gettext("%(name)s went out"), { name: seatName(data.went_out) })
+        : gettext("blocked");
+      return interpolate(gettext("Round %(round)s over (%(how)s); scores %(scores)s"), { round: data.number ?? data.round, how, scores: (data.scores || []).join(", ") });
     }
     case "match_ended":
-      return `Match over: ${(data.winners || []).map(seatName).join(" and ")} won`;
+      return interpolate(gettext("Match over: %(names)s won"), { names: (data.winners || []).map(seatName).join(gettext(" and ")) });
     default:
       return event.type;
   }
@@ -286,7 +293,7 @@ function describe(event, before, change, seatName) {
 
 /** The replay: one step per move-ish event (see the header). */
 export function replaySteps(events, options = {}) {
-  const seatName = options.seatName || ((n) => `seat ${n}`);
+  const seatName = options.seatName || ((n) => interpolate(gettext("seat %(number)s"), { number: n }));
   const state = { current: null };
   const steps = [];
   for (const event of normalizeEvents(events)) {

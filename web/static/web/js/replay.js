@@ -15,6 +15,7 @@
 import * as api from "./api.js";
 import { drawBoard } from "./board.js";
 import { replaySteps } from "./layout.js";
+import { gettext, interpolate, ngettext } from "./i18n.js";
 import { setTitle } from "./ui.js";
 import { el, seatLabel } from "./table.js";
 
@@ -37,39 +38,39 @@ export function renderReplay(root, { gameId }) {
   let index = 0;
   let lines = [];
 
-  const status = el("p", { class: "cf-replay-status", role: "status" }, "Loading the match...");
+  const status = el("p", { class: "cf-replay-status", role: "status" }, gettext("Loading the match..."));
   const alertBox = el("div", { class: "cf-alert", role: "alert", "data-testid": "replay-alert", hidden: true });
   const position = el("p", { class: "cf-replay-position", "data-testid": "replay-position", "aria-live": "polite" });
   const description = el("p", { class: "cf-replay-description", "data-testid": "replay-description" });
   const button = (testid, label, text, go) =>
     el("button", { type: "button", class: "cf-action", "data-testid": testid, "aria-label": label, onclick: go }, text);
-  const first = button("replay-first", "First step", "« First", () => show(0));
-  const prev = button("replay-prev", "Previous step", "◀ Back", () => show(index - 1));
-  const next = button("replay-next", "Next step", "Forward ▶", () => show(index + 1));
-  const last = button("replay-last", "Last step", "Last »", () => show(steps.length - 1));
+  const first = button("replay-first", gettext("First step"), gettext("« First"), () => show(0));
+  const prev = button("replay-prev", gettext("Previous step"), gettext("◀ Back"), () => show(index - 1));
+  const next = button("replay-next", gettext("Next step"), gettext("Forward ▶"), () => show(index + 1));
+  const last = button("replay-last", gettext("Last step"), gettext("Last »"), () => show(steps.length - 1));
   const roundSelect = el("select", { "data-testid": "replay-round", id: "cf-replay-round" });
   roundSelect.addEventListener("change", () => {
     const round = Number(roundSelect.value);
     const at = steps.findIndex((s) => s.round === round);
     if (at >= 0) show(at);
   });
-  const slider = el("input", { type: "range", min: "0", max: "0", value: "0", "data-testid": "replay-slider", "aria-label": "Step" });
+  const slider = el("input", { type: "range", min: "0", max: "0", value: "0", "data-testid": "replay-slider", "aria-label": gettext("Step") });
   slider.addEventListener("input", () => show(Number(slider.value)));
   const controls = el(
     "div",
-    { class: "cf-replay-controls", role: "group", "aria-label": "Replay controls" },
+    { class: "cf-replay-controls", role: "group", "aria-label": gettext("Replay controls") },
     first, prev, next, last,
-    el("label", { for: "cf-replay-round", class: "cf-replay-round-label" }, "Jump to hand "),
+    el("label", { for: "cf-replay-round", class: "cf-replay-round-label" }, gettext("Jump to hand ")),
     roundSelect,
   );
   const boardBox = el("div", { class: "cf-board-area", "data-testid": "replay-board" });
   const scoreboard = el("table", { class: "cf-scoreboard", "data-testid": "replay-scoreboard" });
-  const title = el("h1", { class: "cf-table-title", id: "cf-replay-title" }, `Replay of game ${id}`);
+  const title = el("h1", { class: "cf-table-title", id: "cf-replay-title" }, interpolate(gettext("Replay of game %(id)s"), { id }));
   const section = el(
     "section",
     { class: "cf-table cf-replay", id: "replay", "data-testid": "replay", "data-game": id, "aria-labelledby": "cf-replay-title", "data-status": "loading" },
     el("header", { class: "cf-table-head" }, title, status,
-      el("p", { class: "cf-table-links" }, el("a", { href: `/games/${id}/`, "data-link": "" }, "Back to the table"), " · ", el("a", { href: "/", "data-link": "" }, "Lobby"))),
+      el("p", { class: "cf-table-links" }, el("a", { href: `/games/${id}/`, "data-link": "" }, gettext("Back to the table")), " · ", el("a", { href: "/", "data-link": "" }, gettext("Lobby")))),
     alertBox,
     controls,
     el("div", { class: "cf-replay-slider" }, slider),
@@ -77,10 +78,10 @@ export function renderReplay(root, { gameId }) {
     description,
     el("div", { class: "cf-table-main" },
       el("div", { class: "cf-table-play" }, boardBox),
-      el("aside", { class: "cf-table-side" }, el("h2", {}, "Scores"), el("div", { class: "cf-scoreboard-box" }, scoreboard))),
+      el("aside", { class: "cf-table-side" }, el("h2", {}, gettext("Scores")), el("div", { class: "cf-scoreboard-box" }, scoreboard))),
   );
   root.replaceChildren(section);
-  setTitle(`Replay of game ${id}`);
+  setTitle(interpolate(gettext("Replay of game %(id)s"), { id }));
 
   function names() {
     return (game?.game?.seats || []).map((s) => seatLabel(game, s.number));
@@ -93,14 +94,14 @@ export function renderReplay(root, { gameId }) {
       .map((s) => s.event)
       .filter((e) => e && e.type === "round_ended" && e.seq <= seq);
     const who = names();
-    const head = el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Hand"), ...who.map((n, i) => el("th", { scope: "col", "data-seat": i }, n))));
+    const head = el("thead", {}, el("tr", {}, el("th", { scope: "col" }, gettext("Hand")), ...who.map((n, i) => el("th", { scope: "col", "data-seat": i }, n))));
     const rows = ended.map((e) =>
       el("tr", { "data-round": e.data.number }, el("th", { scope: "row" }, `${e.data.number} (${e.data.starting_double})`), ...e.data.scores.map((s, i) => el("td", { "data-seat": i }, String(s)))),
     );
     const totals = ended.length ? ended[ended.length - 1].data.totals : who.map(() => 0);
     const matchEnded = step?.event?.type === "match_ended" ? step.event.data : null;
     const winners = new Set(matchEnded?.winners || []);
-    const foot = el("tfoot", {}, el("tr", {}, el("th", { scope: "row" }, "Total"), ...totals.map((t, i) => el("td", { "data-seat": i, class: winners.has(i) ? "cf-winner" : null }, `${t}${winners.has(i) ? " ★" : ""}`))));
+    const foot = el("tfoot", {}, el("tr", {}, el("th", { scope: "row" }, gettext("Total")), ...totals.map((t, i) => el("td", { "data-seat": i, class: winners.has(i) ? "cf-winner" : null }, `${t}${winners.has(i) ? " ★" : ""}`))));
     scoreboard.replaceChildren(head, el("tbody", {}, ...rows), foot);
   }
 
@@ -114,7 +115,9 @@ export function renderReplay(root, { gameId }) {
     first.disabled = prev.disabled = index === 0;
     next.disabled = last.disabled = index === steps.length - 1;
     if (step.round !== undefined && step.round !== null) roundSelect.value = String(step.round);
-    position.textContent = `Step ${index + 1} of ${steps.length}${step.round ? ` · hand ${step.round}` : ""}`;
+    position.textContent = step.round
+      ? interpolate(gettext("Step %(step)s of %(steps)s · hand %(round)s"), { step: index + 1, steps: steps.length, round: step.round })
+      : interpolate(gettext("Step %(step)s of %(steps)s"), { step: index + 1, steps: steps.length });
     description.textContent = lines[index] || step.description || "";
     if (step.layout) {
       drawBoard(boardBox, step.layout, { arms: game?.game?.ruleset?.spinner_arms, lastTile: step.lastTile || undefined });
@@ -162,13 +165,13 @@ export function renderReplay(root, { gameId }) {
       section.dataset.status = g.game.status;
       slider.max = String(Math.max(0, steps.length - 1));
       const rounds = [...new Set(steps.map((s) => s.round).filter((r) => r !== undefined && r !== null && r > 0))];
-      roundSelect.replaceChildren(...rounds.map((r) => el("option", { value: r }, `Hand ${r}`)));
+      roundSelect.replaceChildren(...rounds.map((r) => el("option", { value: r }, interpolate(gettext("Hand %(number)s"), { number: r }))));
       status.textContent =
         g.game.status === "finished"
-          ? `${steps.length} steps, ${rounds.length} hand${rounds.length === 1 ? "" : "s"}. Use the arrow keys to step.`
-          : `This game is ${g.game.status}: the replay shows it so far.`;
+          ? interpolate(ngettext("%(steps)s steps, %(count)s hand. Use the arrow keys to step.", "%(steps)s steps, %(count)s hands. Use the arrow keys to step.", rounds.length), { steps: steps.length, count: rounds.length })
+          : interpolate(gettext("This game is %(status)s: the replay shows it so far."), { status: g.game.status });
       if (!steps.length) {
-        description.textContent = "Nothing has been played yet.";
+        description.textContent = gettext("Nothing has been played yet.");
         return;
       }
       show(0);
@@ -176,7 +179,7 @@ export function renderReplay(root, { gameId }) {
       if (closed) return;
       status.textContent = "";
       alertBox.hidden = false;
-      alertBox.replaceChildren(el("p", {}, err?.message || "The match could not be loaded."));
+      alertBox.replaceChildren(el("p", {}, err?.message || gettext("The match could not be loaded.")));
       section.dataset.status = "error";
     }
   })();

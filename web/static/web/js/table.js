@@ -39,7 +39,10 @@
 
 import * as api from "./api.js";
 import { describeEnds, drawBoard, drawTile } from "./board.js";
+import { mountChat } from "./chat.js";
+import { gettext, interpolate, ngettext } from "./i18n.js";
 import { layoutFromEvents } from "./layout.js";
+import { reportButton } from "./report.js";
 import { openStream } from "./sse.js";
 import { setTitle } from "./ui.js";
 
@@ -47,18 +50,18 @@ const PLAYER_REFRESH_MS = 30;
 const SPECTATOR_REFRESH_MS = 700;
 const CLOCK_TICK_MS = 500;
 
-const TIE_BREAKS = {
-  lowest_total: "the lowest total",
-  most_zero_rounds: "the most zero-point hands (the totals were tied)",
-  lowest_nonzero_round: "the lowest non-zero hand score (totals and zero-point hands were tied)",
-  shared: "a tie on every tie-break: the win is shared",
-};
+const TIE_BREAKS = () => ({
+  lowest_total: gettext("the lowest total"),
+  most_zero_rounds: gettext("the most zero-point hands (the totals were tied)"),
+  lowest_nonzero_round: gettext("the lowest non-zero hand score (totals and zero-point hands were tied)"),
+  shared: gettext("a tie on every tie-break: the win is shared"),
+});
 
-const PASS_REASONS = {
-  no_play: "passed (nothing to play, the boneyard is empty)",
-  drawn_tile_unplayable: "passed (the drawn tile did not fit)",
-  declined_drawn_tile: "passed (kept the drawn tile)",
-};
+const PASS_REASONS = () => ({
+  no_play: gettext("passed (nothing to play, the boneyard is empty)"),
+  drawn_tile_unplayable: gettext("passed (the drawn tile did not fit)"),
+  declined_drawn_tile: gettext("passed (kept the drawn tile)"),
+});
 
 // -- small DOM helpers ------------------------------------------------------------
 
@@ -82,10 +85,21 @@ export function el(tag, attrs = {}, ...children) {
 /** A seat's name for people: the player's username, or "<strategy> bot". */
 export function seatLabel(game, number) {
   const seat = game?.game?.seats?.[number];
-  if (!seat) return `seat ${number + 1}`;
+  if (!seat) return interpolate(gettext("seat %(number)s"), { number: number + 1 });
   if (seat.player) return seat.player.username;
-  if (seat.is_bot) return `${seat.bot_strategy || "server"} bot ${number + 1}`;
-  return `seat ${number + 1} (empty)`;
+  if (seat.is_bot) return interpolate(gettext("%(level)s bot %(number)s"), { level: seat.bot_strategy || gettext("server"), number: number + 1 });
+  return interpolate(gettext("seat %(number)s (empty)"), { number: number + 1 });
+}
+
+/** A small flat tile (the hands shown at the end of a hand), its text for screen readers. */
+function smallTile(tile) {
+  try {
+    const drawn = drawTile(tile, { label: tile, vertical: false });
+    if (drawn instanceof Node) return el("span", { class: "cf-small-tile", title: tile }, drawn);
+  } catch (err) {
+    // fall through to text
+  }
+  return el("span", { class: "cf-small-tile" }, tile);
 }
 
 /** A tile drawn by board.js when it can, else as text. */
@@ -114,7 +128,7 @@ function clockText(deadline) {
   if (left === null) return "";
   const minutes = Math.floor(left / 60);
   const seconds = String(left % 60).padStart(2, "0");
-  return `${minutes}:${seconds} left`;
+  return interpolate(gettext("%(minutes)s:%(seconds)s left"), { minutes, seconds });
 }
 
 // -- the move log: one readable line per public event -----------------------------
@@ -128,9 +142,9 @@ export class EventDescriber {
 
   where(end) {
     const info = this.ends.get(end);
-    if (!info) return `on end ${end}`;
-    if (info.toe) return `on toe ${info.toe} of the ${info.foot} foot (arm ${info.arm})`;
-    return `on arm ${info.arm}`;
+    if (!info) return interpolate(gettext("on end %(end)s"), { end });
+    if (info.toe) return interpolate(gettext("on toe %(toe)s of the %(foot)s foot (arm %(arm)s)"), { toe: info.toe, foot: info.foot, arm: info.arm });
+    return interpolate(gettext("on arm %(arm)s"), { arm: info.arm });
   }
 
   /** The line for one Event ({seq, type, data}); also updates what it knows of the ends. */
@@ -139,33 +153,33 @@ export class EventDescriber {
     const who = d.seat !== undefined ? this.nameOf(d.seat) : "";
     switch (event.type) {
       case "game_created":
-        return `${d.creator} opened the table${d.practice ? " (practice)" : ""}`;
+        return d.practice ? interpolate(gettext("%(name)s opened the table (practice)"), { name: d.creator }) : interpolate(gettext("%(name)s opened the table"), { name: d.creator });
       case "seat_taken":
-        return `${d.player} took seat ${d.seat + 1}`;
+        return interpolate(gettext("%(name)s took seat %(seat)s"), { name: d.player, seat: d.seat + 1 });
       case "seat_left":
-        return `${d.player} left seat ${d.seat + 1}${d.moderator ? " (moderator)" : ""}`;
+        return d.moderator ? interpolate(gettext("%(name)s left seat %(seat)s (moderator)"), { name: d.player, seat: d.seat + 1 }) : interpolate(gettext("%(name)s left seat %(seat)s"), { name: d.player, seat: d.seat + 1 });
       case "bot_added":
-        return `a ${d.strategy} bot took seat ${d.seat + 1}`;
+        return interpolate(gettext("a %(level)s bot took seat %(seat)s"), { level: d.strategy, seat: d.seat + 1 });
       case "game_started":
-        return "the game started";
+        return gettext("the game started");
       case "game_aborted":
-        return `the game was aborted by ${d.by}${d.reason ? `: ${d.reason}` : ""}`;
+        return d.reason ? interpolate(gettext("the game was aborted by %(name)s: %(reason)s"), { name: d.by, reason: d.reason }) : interpolate(gettext("the game was aborted by %(name)s"), { name: d.by });
       case "seat_resigned":
-        return `${d.player} resigned; a ${d.bot_strategy} bot plays the seat`;
+        return interpolate(gettext("%(name)s resigned; a %(level)s bot plays the seat"), { name: d.player, level: d.bot_strategy });
       case "turn_timed_out":
-        return `${who}'s turn clock ran out (${d.timeouts_in_row} in a row)`;
+        return interpolate(gettext("%(name)s's turn clock ran out (%(count)s in a row)"), { name: who, count: d.timeouts_in_row });
       case "seat_handed_to_bot":
-        return `a ${d.bot_strategy} bot plays ${who}'s seat${d.reason === "timeouts" ? " after timeouts" : ""}`;
+        return d.reason === "timeouts" ? interpolate(gettext("a %(level)s bot plays %(name)s's seat after timeouts"), { level: d.bot_strategy, name: who }) : interpolate(gettext("a %(level)s bot plays %(name)s's seat"), { level: d.bot_strategy, name: who });
       case "seat_returned":
-        return `${d.player} took the seat back`;
+        return interpolate(gettext("%(name)s took the seat back"), { name: d.player });
       case "round_started":
         this.ends = new Map();
-        return `hand ${d.round} dealt: the ${d.starting_double} starts, ${d.boneyard_size} tiles in the boneyard`;
+        return interpolate(gettext("hand %(round)s dealt: the %(double)s starts, %(count)s tiles in the boneyard"), { round: d.round, double: d.starting_double, count: d.boneyard_size });
       case "spinner_placed":
         (d.arms || []).forEach((end, i) => this.ends.set(end, { arm: i + 1 }));
-        return `${who} placed the spinner ${d.tile}`;
+        return interpolate(gettext("%(name)s placed the spinner %(tile)s"), { name: who, tile: d.tile });
       case "tile_played": {
-        const line = `${who} played ${d.tile} ${this.where(d.end)}`;
+        const line = interpolate(gettext("%(name)s played %(tile)s %(where)s"), { name: who, tile: d.tile, where: this.where(d.end) });
         const from = this.ends.get(d.end) || {};
         this.ends.delete(d.end);
         for (const end of d.new_ends || []) this.ends.set(end, { arm: from.arm ?? "?" });
@@ -174,24 +188,24 @@ export class EventDescriber {
       case "foot_opened": {
         const arm = this.ends.get((d.toes || [])[0])?.arm ?? "?";
         (d.toes || []).forEach((end, i) => this.ends.set(end, { arm, toe: i + 1, foot: d.double }));
-        return `the ${d.double} opened a chicken foot: three toes first`;
+        return interpolate(gettext("the %(double)s opened a chicken foot: three toes first"), { double: d.double });
       }
       case "foot_completed":
-        return "the chicken foot is complete: play is free";
+        return gettext("the chicken foot is complete: play is free");
       case "spinner_completed":
-        return "every arm of the spinner is filled: play is free";
+        return gettext("every arm of the spinner is filled: play is free");
       case "drew":
-        return d.for_starting_double ? `${who} drew a tile, looking for the starting double` : `${who} drew a tile`;
+        return d.for_starting_double ? interpolate(gettext("%(name)s drew a tile, looking for the starting double"), { name: who }) : interpolate(gettext("%(name)s drew a tile"), { name: who });
       case "passed":
-        return `${who} ${PASS_REASONS[d.reason] || "passed"}`;
+        return `${who} ${PASS_REASONS()[d.reason] || gettext("passed")}`; // a name, then the reason (its own message)
       case "round_ended": {
-        const how = d.reason === "domino" && d.went_out !== null ? `${this.nameOf(d.went_out)} went out` : "blocked";
+        const how = d.reason === "domino" && d.went_out !== null ? interpolate(gettext("%(name)s went out"), { name: this.nameOf(d.went_out) }) : gettext("blocked");
         const scores = (d.scores || []).map((s, i) => `${this.nameOf(i)} ${s}`).join(", ");
-        return `hand ${d.number} over (${how}): ${scores}`;
+        return interpolate(gettext("hand %(number)s over (%(how)s): %(scores)s"), { number: d.number, how, scores });
       }
       case "match_ended": {
-        const names = (d.winners || []).map((s) => this.nameOf(s)).join(" and ");
-        return `the match is over: ${names} ${d.winners?.length > 1 ? "share the win" : "wins"}`;
+        const names = (d.winners || []).map((s) => this.nameOf(s)).join(gettext(" and "));
+        return d.winners?.length > 1 ? interpolate(gettext("the match is over: %(names)s share the win"), { names }) : interpolate(gettext("the match is over: %(names)s wins"), { names });
       }
       default:
         return event.type.replaceAll("_", " ");
@@ -227,24 +241,39 @@ export function renderTable(root, { gameId }) {
   let repeats = 0; // events the stream sent twice (ignored)
   let eventBoardSeq = 0; // the seq of the board drawn from events (0: drawn from the state)
   const describer = new EventDescriber((n) => seatLabel(game, n));
+  let openedSeq = null; // the seq of the first state drawn: events up to it are history
+  let held = null; // a hand just over, held on screen until "Next hand": {event, layout, lastTile}
+  const heldRounds = new Set(); // the hands whose end was held once (never held again)
+  let roundsAtOpen = null; // how many hands had ended when the page opened (those are history)
+  let fitBoard = true; // the compact board (small screens): the whole board fits its box
 
   // -- skeleton
-  const connection = el("p", { class: "cf-connection", "data-testid": "table-connection", role: "status", "data-state": "connecting" }, "connecting...");
+  const connection = el("p", { class: "cf-connection", "data-testid": "table-connection", role: "status", "data-state": "connecting" }, gettext("connecting..."));
   const alertBox = el("div", { class: "cf-alert", "data-testid": "table-alert", role: "alert" });
-  const title = el("h1", { class: "cf-table-title" }, `Game ${id}`);
+  const title = el("h1", { class: "cf-table-title" }, interpolate(gettext("Game %(id)s"), { id }));
   const info = el("p", { class: "cf-table-info", "data-testid": "table-info" });
-  const seatsList = el("ol", { class: "cf-seats", "data-testid": "seats", "aria-label": "Players" });
+  const seatsList = el("ol", { class: "cf-seats", "data-testid": "seats", "aria-label": gettext("Players") });
   const boardBox = el("div", { class: "cf-board-area", "data-testid": "board-area" });
   const banner = el("p", { class: "cf-turn-banner", "data-testid": "turn-banner", "aria-live": "polite" });
-  const handBox = el("div", { class: "cf-hand", "data-testid": "hand", role: "group", "aria-label": "Your hand" });
-  const choices = el("div", { class: "cf-end-choices", "data-testid": "end-choices", role: "group", "aria-label": "Where to play" });
+  const handBox = el("div", { class: "cf-hand", "data-testid": "hand", role: "group", "aria-label": gettext("Your hand"), tabindex: "-1" });
+  const choices = el("div", { class: "cf-end-choices", "data-testid": "end-choices", role: "group", "aria-label": gettext("Where to play") });
   const actions = el("div", { class: "cf-actions", "data-testid": "actions" });
-  const mine = el("section", { class: "cf-mine", "aria-label": "Your move", hidden: true }, banner, handBox, choices, actions);
+  const returnBox = el("div", { class: "cf-return", "data-testid": "return-box", hidden: true });
+  const mine = el("section", { class: "cf-mine", "aria-label": gettext("Your move"), hidden: true }, banner, returnBox, handBox, choices, actions);
+  const handOver = el("section", { class: "cf-hand-over", "data-testid": "hand-over", "aria-labelledby": "cf-hand-over-title", hidden: true });
+  const chat = mountChat({ gameId: id });
+  const zoomButton = el("button", { type: "button", class: "cf-board-zoom cf-subtle", "data-testid": "board-zoom", "aria-pressed": "false" }, gettext("Zoom in"));
+  zoomButton.addEventListener("click", () => {
+    fitBoard = !fitBoard;
+    zoomButton.setAttribute("aria-pressed", String(!fitBoard));
+    zoomButton.textContent = fitBoard ? gettext("Zoom in") : gettext("Fit the board");
+    if (game) draw();
+  });
   const scoreboard = el("table", { class: "cf-scoreboard", "data-testid": "scoreboard" });
   const result = el("div", { class: "cf-result", "data-testid": "result", hidden: true });
-  const logList = el("ol", { class: "cf-log", "data-testid": "move-log", "aria-label": "Move log" });
-  const logBox = el("div", { class: "cf-log-box", tabindex: "0", "aria-label": "Move log, oldest first" }, logList);
-  const links = el("p", { class: "cf-table-links" }, el("a", { href: "/", "data-link": "" }, "Lobby"));
+  const logList = el("ol", { class: "cf-log", "data-testid": "move-log", "aria-label": gettext("Move log") });
+  const logBox = el("div", { class: "cf-log-box", tabindex: "0", "aria-label": gettext("Move log, oldest first") }, logList);
+  const links = el("p", { class: "cf-table-links" }, el("a", { href: "/", "data-link": "" }, gettext("Lobby")), " · ", el("a", { href: "/rules/", "data-link": "" }, gettext("How to play")), " · ", reportButton({ game: id }, { label: gettext("Report this game"), compact: true }));
 
   const section = el(
     "section",
@@ -252,11 +281,11 @@ export function renderTable(root, { gameId }) {
     el("header", { class: "cf-table-head" }, title, info, connection),
     alertBox,
     el("div", { class: "cf-table-main" },
-      el("div", { class: "cf-table-play" }, el("h2", { class: "cf-visually-hidden" }, "Board"), boardBox, mine),
+      el("div", { class: "cf-table-play" }, el("h2", { class: "cf-visually-hidden" }, gettext("Board")), zoomButton, boardBox, handOver, mine),
       el("aside", { class: "cf-table-side" },
-        el("h2", {}, "Players"), seatsList,
-        el("h2", {}, "Scores"), el("div", { class: "cf-scoreboard-box" }, scoreboard), result,
-        el("h2", {}, "Moves"), logBox, links)),
+        el("h2", {}, gettext("Players")), seatsList,
+        el("h2", {}, gettext("Scores")), el("div", { class: "cf-scoreboard-box" }, scoreboard), result,
+        el("h2", {}, gettext("Moves")), logBox, chat.element, links)),
   );
   title.id = "cf-table-title";
   root.replaceChildren(section);
@@ -283,7 +312,7 @@ export function renderTable(root, { gameId }) {
   }
 
   function labelOf(labels, end) {
-    return labels.get(end)?.label || `end ${end}`;
+    return labels.get(end)?.label || interpolate(gettext("end %(end)s"), { end });
   }
 
   function draw() {
@@ -299,14 +328,16 @@ export function renderTable(root, { gameId }) {
     section.dataset.busy = String(busy);
     section.dataset.phase = state?.round?.phase || "";
     section.dataset.round = state?.round?.number ?? "";
-    if (connection.dataset.state === "closed" && summary.status === "finished") connection.textContent = "match over";
+    if (connection.dataset.state === "closed" && summary.status === "finished") connection.textContent = gettext("match over");
     const myTurn = Boolean(you?.your_turn) && summary.status === "running";
-    setTitle(`${myTurn ? "▶ Your turn · " : ""}Game ${id}${summary.status === "finished" ? " (over)" : ""}`);
+    const heading = summary.status === "finished" ? interpolate(gettext("Game %(id)s (over)"), { id }) : interpolate(gettext("Game %(id)s"), { id });
+    setTitle(myTurn ? interpolate(gettext("▶ Your turn · %(title)s"), { title: heading }) : heading);
 
     drawInfo(g);
     drawSeats(g);
     const labels = endLabels();
     drawBoardArea(g, labels);
+    drawHandOver(g);
     drawMine(g, labels);
     drawScores(g);
     restoreFocus(focusKey);
@@ -315,19 +346,19 @@ export function renderTable(root, { gameId }) {
   function drawInfo(g) {
     const s = g.state;
     const r = g.game.ruleset;
-    const parts = [`double-${r.set_max}`, `${r.players} players`];
-    if (g.game.practice) parts.push("practice");
-    if (g.game.status === "open") parts.push("waiting for the start");
-    if (g.game.status === "aborted") parts.push(`aborted${g.game.abort_reason ? `: ${g.game.abort_reason}` : ""}`);
+    const parts = [interpolate(gettext("double-%(max)s"), { max: r.set_max }), interpolate(gettext("%(count)s players"), { count: r.players })];
+    if (g.game.practice) parts.push(gettext("practice"));
+    if (g.game.status === "open") parts.push(gettext("waiting for the start"));
+    if (g.game.status === "aborted") parts.push(g.game.abort_reason ? interpolate(gettext("aborted: %(reason)s"), { reason: g.game.abort_reason }) : gettext("aborted"));
     if (s?.round) {
-      parts.push(`hand ${s.round.number} of ${s.round.of} (${s.round.starting_double})`);
+      parts.push(interpolate(gettext("hand %(number)s of %(of)s (%(double)s)"), { number: s.round.number, of: s.round.of, double: s.round.starting_double }));
       if (g.game.status === "running") {
-        if (s.round.phase === "spinner") parts.push("fill the spinner's arms first");
-        if (s.round.phase === "foot") parts.push("chicken foot open: toes first");
+        if (s.round.phase === "spinner") parts.push(gettext("fill the spinner's arms first"));
+        if (s.round.phase === "foot") parts.push(gettext("chicken foot open: toes first"));
       }
-      parts.push(`boneyard ${s.boneyard_size}`);
+      parts.push(interpolate(gettext("boneyard %(count)s"), { count: s.boneyard_size }));
     }
-    if (g.game.status === "finished") parts.push("finished");
+    if (g.game.status === "finished") parts.push(gettext("finished"));
     info.textContent = parts.join(" · ");
   }
 
@@ -337,11 +368,11 @@ export function renderTable(root, { gameId }) {
       const n = seat.number;
       const turn = g.game.status === "running" && g.game.turn_seat === n;
       const badges = [];
-      if (seat.player && seat.bot_strategy) badges.push(el("span", { class: "cf-badge cf-badge-bot" }, `a ${seat.bot_strategy} bot plays`));
-      else if (seat.is_bot) badges.push(el("span", { class: "cf-badge cf-badge-bot", title: `server bot: ${seat.bot_strategy}` }, `bot · ${seat.bot_strategy}`));
-      if (seat.resigned) badges.push(el("span", { class: "cf-badge" }, "resigned"));
-      if (g.you && g.you.seat === n) badges.push(el("span", { class: "cf-badge cf-badge-you" }, "you"));
-      if (g.game.result?.winners?.includes(n)) badges.push(el("span", { class: "cf-badge cf-badge-winner" }, "★ winner"));
+      if (seat.player && seat.bot_strategy) badges.push(el("span", { class: "cf-badge cf-badge-bot" }, interpolate(gettext("a %(level)s bot plays"), { level: seat.bot_strategy })));
+      else if (seat.is_bot) badges.push(el("span", { class: "cf-badge cf-badge-bot", title: interpolate(gettext("server bot: %(level)s"), { level: seat.bot_strategy }) }, interpolate(gettext("bot · %(level)s"), { level: seat.bot_strategy })));
+      if (seat.resigned) badges.push(el("span", { class: "cf-badge" }, gettext("resigned")));
+      if (g.you && g.you.seat === n) badges.push(el("span", { class: "cf-badge cf-badge-you" }, gettext("you")));
+      if (g.game.result?.winners?.includes(n)) badges.push(el("span", { class: "cf-badge cf-badge-winner" }, gettext("★ winner")));
       const size = s?.hand_sizes?.[n];
       const clock = turn && g.game.turn_deadline ? el("span", { class: "cf-clock", "data-testid": "turn-clock", "data-deadline": g.game.turn_deadline }, clockText(g.game.turn_deadline)) : null;
       return el(
@@ -350,16 +381,30 @@ export function renderTable(root, { gameId }) {
         el("span", { class: "cf-seat-turn-mark", "aria-hidden": "true" }, turn ? "▶" : ""),
         el("span", { class: "cf-seat-name" }, seatLabel(g, n)),
         ...badges,
-        size !== undefined ? el("span", { class: "cf-seat-tiles", "data-testid": "hand-size" }, `${size} tile${size === 1 ? "" : "s"}`) : null,
-        s ? el("span", { class: "cf-seat-total" }, `${s.totals[n]} pts`) : null,
-        turn ? el("span", { class: "cf-seat-to-play" }, "to play") : null,
+        size !== undefined ? el("span", { class: "cf-seat-tiles", "data-testid": "hand-size" }, interpolate(ngettext("%(count)s tile", "%(count)s tiles", size), { count: size })) : null,
+        s ? el("span", { class: "cf-seat-total" }, interpolate(gettext("%(points)s pts"), { points: s.totals[n] })) : null,
+        turn ? el("span", { class: "cf-seat-to-play" }, gettext("to play")) : null,
+        seat.player && !seat.player.is_bot && !(g.you && g.you.seat === n) && api.currentUser()
+          ? reportButton({ account: seat.player.username }, { compact: true, label: gettext("Report") })
+          : null,
         clock,
       );
     });
     seatsList.replaceChildren(...items);
   }
 
+  /** Small screens draw the board to fit its box (no sideways scrolling), unless zoomed in. */
+  function boardScale() {
+    const small = window.matchMedia("(max-width: 899px), (max-height: 820px)").matches;
+    section.dataset.compact = String(small && fitBoard);
+    return small && fitBoard ? { minScale: 0 } : {};
+  }
+
   function drawBoardArea(g, labels) {
+    if (held) {
+      drawBoard(boardBox, held.layout, { lastTile: held.lastTile, playableEnds: new Set(), ...boardScale() });
+      return;
+    }
     if (eventBoardSeq > g.game.seq) {
       drawBoardFromEvents();
       return;
@@ -367,11 +412,11 @@ export function renderTable(root, { gameId }) {
     eventBoardSeq = 0;
     const layout = g.state?.layout;
     if (!layout) {
-      boardBox.replaceChildren(el("p", { class: "cf-board-empty" }, g.game.status === "open" ? "The game has not started yet." : "No tiles on the table."));
+      boardBox.replaceChildren(el("p", { class: "cf-board-empty" }, g.game.status === "open" ? gettext("The game has not started yet.") : gettext("No tiles on the table.")));
       return;
     }
     const plays = legalMoves().filter((m) => m.type === "play");
-    const options = { arms: g.state.ruleset.spinner_arms, lastTile: lastTilePlayed(g.state) };
+    const options = { arms: g.state.ruleset.spinner_arms, lastTile: lastTilePlayed(g.state), ...boardScale() };
     if (selected) {
       // the picked tile's ends: targets and buttons ("play 6-4 on the 4 end of arm 2")
       const forTile = new Set(endsForTile(selected));
@@ -381,7 +426,7 @@ export function renderTable(root, { gameId }) {
         onEnd: (end) => {
           if (selected && forTile.has(end)) play(selected, end, performance.now());
         },
-        endLabel: (end) => `play ${selected} on ${labelOf(labels, end)}`,
+        endLabel: (end) => interpolate(gettext("play %(tile)s on %(where)s"), { tile: selected, where: labelOf(labels, end) }),
       });
     } else if (plays.length) {
       // my turn: every end one of my tiles fits is a target; activating one plays
@@ -394,13 +439,13 @@ export function renderTable(root, { gameId }) {
           const tiles = [...new Set(fits.get(end) || [])];
           if (tiles.length === 1) play(tiles[0], end, performance.now());
           else if (tiles.length > 1) {
-            showAlert(`${tiles.join(", ")} fit ${labelOf(labels, end)}: pick the tile first.`);
+            showAlert(interpolate(gettext("%(tiles)s fit %(where)s: pick the tile first."), { tiles: tiles.join(", "), where: labelOf(labels, end) }));
             handBox.querySelector(`button[data-tile="${tiles[0]}"]`)?.focus();
           }
         },
         endLabel: (end) => {
           const tiles = [...new Set(fits.get(end) || [])];
-          return tiles.length === 1 ? `play ${tiles[0]} on ${labelOf(labels, end)}` : `${labelOf(labels, end)}: ${tiles.join(" or ")} fit`;
+          return tiles.length === 1 ? interpolate(gettext("play %(tile)s on %(where)s"), { tile: tiles[0], where: labelOf(labels, end) }) : interpolate(gettext("%(where)s: %(tiles)s fit"), { where: labelOf(labels, end), tiles: tiles.join(gettext(" or ")) });
         },
       });
     }
@@ -410,9 +455,10 @@ export function renderTable(root, { gameId }) {
   /** The board as the events say it is now (a move seen on the stream before the GET that
    * follows it answers): no targets, since my legal moves there are not known yet. */
   function drawBoardFromEvents() {
+    if (held) return;
     const built = layoutFromEvents(roundEvents);
     if (!built.layout) return;
-    drawBoard(boardBox, built.layout, { arms: game?.state?.ruleset?.spinner_arms, lastTile: built.lastTile?.tile, playableEnds: new Set() });
+    drawBoard(boardBox, built.layout, { arms: game?.state?.ruleset?.spinner_arms, lastTile: built.lastTile?.tile, playableEnds: new Set(), ...boardScale() });
   }
 
   function lastTilePlayed(state) {
@@ -425,27 +471,27 @@ export function renderTable(root, { gameId }) {
 
   function drawMine(g, labels) {
     const you = g.you;
-    if (!you) {
+    if (!you || held) {
       mine.hidden = true;
-      if (g.game.status === "running") mine.hidden = true;
       return;
     }
     mine.hidden = false;
     const running = g.game.status === "running";
+    drawReturn(g);
     const legal = legalMoves();
     const playable = new Set(legal.filter((m) => m.type === "play").map((m) => m.tile));
     if (selected && !playable.has(selected)) selected = null;
 
     // banner
     let text;
-    if (!running) text = g.game.status === "finished" ? "The match is over." : g.game.status === "open" ? "Waiting for the start." : "The game was aborted.";
-    else if (you.resigned) text = "You resigned: a server bot plays your seat.";
+    if (!running) text = g.game.status === "finished" ? gettext("The match is over.") : g.game.status === "open" ? gettext("Waiting for the start.") : gettext("The game was aborted.");
+    else if (you.resigned) text = gettext("You resigned: a server bot plays your seat.");
     else if (you.your_turn) {
-      if (you.drawn_tile) text = `Your turn: you drew ${you.drawn_tile} — play it or pass.`;
-      else if (playable.size) text = selected ? `Your turn: where does ${selected} go?` : "Your turn: pick a playable tile.";
-      else if (legal.some((m) => m.type === "draw")) text = "Your turn: nothing fits — draw a tile.";
-      else text = "Your turn: nothing fits and the boneyard is empty — pass.";
-    } else text = `Waiting for ${seatLabel(g, g.game.turn_seat)}.`;
+      if (you.drawn_tile) text = interpolate(gettext("Your turn: you drew %(tile)s — play it or pass."), { tile: you.drawn_tile });
+      else if (playable.size) text = selected ? interpolate(gettext("Your turn: where does %(tile)s go?"), { tile: selected }) : gettext("Your turn: pick a playable tile.");
+      else if (legal.some((m) => m.type === "draw")) text = gettext("Your turn: nothing fits — draw a tile.");
+      else text = gettext("Your turn: nothing fits and the boneyard is empty — pass.");
+    } else text = interpolate(gettext("Waiting for %(name)s."), { name: seatLabel(g, g.game.turn_seat) });
     const clock = running && you.your_turn && you.turn_deadline ? el("span", { class: "cf-clock", "data-testid": "my-clock", "data-deadline": you.turn_deadline }, clockText(you.turn_deadline)) : null;
     banner.replaceChildren(text, clock ? " " : "", clock || "");
     banner.classList.toggle("cf-your-turn", Boolean(running && you.your_turn));
@@ -458,9 +504,9 @@ export function renderTable(root, { gameId }) {
         const ends = ok ? endsForTile(tile) : [];
         const label = ok
           ? ends.length === 1
-            ? `${tile}: play on ${labelOf(labels, ends[0])}`
-            : `${tile}: playable on ${ends.length} ends`
-          : `${tile}: cannot be played now`;
+            ? interpolate(gettext("%(tile)s: play on %(where)s"), { tile, where: labelOf(labels, ends[0]) })
+            : interpolate(gettext("%(tile)s: playable on %(count)s ends"), { tile, count: ends.length })
+          : interpolate(gettext("%(tile)s: cannot be played now"), { tile });
         return el(
           "button",
           {
@@ -470,7 +516,7 @@ export function renderTable(root, { gameId }) {
             "data-legal": String(ok),
             "aria-pressed": ok ? String(selected === tile) : null,
             "aria-disabled": ok && !busy ? null : "true",
-            "aria-label": label + (you.drawn_tile === tile ? " (just drawn)" : ""),
+            "aria-label": you.drawn_tile === tile ? interpolate(gettext("%(label)s (just drawn)"), { label }) : label,
             onclick: (event) => pickTile(tile, performance.now(), event),
           },
           tileFace(tile),
@@ -478,17 +524,17 @@ export function renderTable(root, { gameId }) {
         );
       }),
     );
-    if (!hand.length) handBox.replaceChildren(el("p", { class: "cf-hand-empty" }, running ? "No tiles in hand." : ""));
+    if (!hand.length) handBox.replaceChildren(el("p", { class: "cf-hand-empty" }, running ? gettext("No tiles in hand.") : ""));
 
     // end choices
     if (selected) {
       const ends = endsForTile(selected);
       choices.replaceChildren(
-        el("p", { class: "cf-choices-title" }, `Play ${selected} on:`),
+        el("p", { class: "cf-choices-title" }, interpolate(gettext("Play %(tile)s on:"), { tile: selected })),
         ...ends.map((end) =>
-          el("button", { type: "button", class: "cf-end-choice", "data-end": end, "data-tile": selected, disabled: busy, onclick: () => play(selected, end, performance.now()) }, `${selected} on ${labelOf(labels, end)}`),
+          el("button", { type: "button", class: "cf-end-choice", "data-end": end, "data-tile": selected, disabled: busy, onclick: () => play(selected, end, performance.now()) }, interpolate(gettext("%(tile)s on %(where)s"), { tile: selected, where: labelOf(labels, end) })),
         ),
-        el("button", { type: "button", class: "cf-end-cancel", "data-testid": "end-cancel", onclick: () => unpick() }, "Cancel"),
+        el("button", { type: "button", class: "cf-end-cancel", "data-testid": "end-cancel", onclick: () => unpick() }, gettext("Cancel")),
       );
       choices.hidden = false;
     } else {
@@ -499,21 +545,21 @@ export function renderTable(root, { gameId }) {
     // actions
     const buttons = [];
     if (legal.some((m) => m.type === "draw")) {
-      buttons.push(el("button", { type: "button", class: "cf-action cf-action-main", "data-testid": "draw-button", disabled: busy, onclick: () => submit({ type: "draw" }, performance.now()) }, "Draw a tile"));
+      buttons.push(el("button", { type: "button", class: "cf-action cf-action-main", "data-testid": "draw-button", disabled: busy, onclick: () => submit({ type: "draw" }, performance.now()) }, gettext("Draw a tile")));
     }
     if (legal.some((m) => m.type === "pass")) {
-      buttons.push(el("button", { type: "button", class: "cf-action cf-action-main", "data-testid": "pass-button", disabled: busy, onclick: () => submit({ type: "pass" }, performance.now()) }, you.drawn_tile ? `Pass (keep ${you.drawn_tile})` : "Pass"));
+      buttons.push(el("button", { type: "button", class: "cf-action cf-action-main", "data-testid": "pass-button", disabled: busy, onclick: () => submit({ type: "pass" }, performance.now()) }, you.drawn_tile ? interpolate(gettext("Pass (keep %(tile)s)"), { tile: you.drawn_tile }) : gettext("Pass")));
     }
     if (running && !you.resigned) {
       if (confirmingResign) {
         buttons.push(
-          el("span", { class: "cf-resign-confirm", role: "group", "aria-label": "Confirm resignation" },
-            el("span", {}, "Resign? A server bot plays your seat to the end. "),
-            el("button", { type: "button", class: "cf-action cf-danger", "data-testid": "resign-confirm", onclick: () => resign() }, "Yes, resign"),
-            el("button", { type: "button", class: "cf-action", "data-testid": "resign-cancel", onclick: () => { confirmingResign = false; draw(); } }, "Cancel")),
+          el("span", { class: "cf-resign-confirm", role: "group", "aria-label": gettext("Confirm resignation") },
+            el("span", {}, gettext("Resign? A server bot plays your seat to the end. ")),
+            el("button", { type: "button", class: "cf-action cf-danger", "data-testid": "resign-confirm", onclick: () => resign() }, gettext("Yes, resign")),
+            el("button", { type: "button", class: "cf-action", "data-testid": "resign-cancel", onclick: () => { confirmingResign = false; draw(); } }, gettext("Cancel"))),
         );
       } else {
-        buttons.push(el("button", { type: "button", class: "cf-action cf-subtle", "data-testid": "resign-button", onclick: () => { confirmingResign = true; draw(); focusTestId("resign-cancel"); } }, "Resign…"));
+        buttons.push(el("button", { type: "button", class: "cf-action cf-subtle", "data-testid": "resign-button", onclick: () => { confirmingResign = true; draw(); focusTestId("resign-cancel"); } }, gettext("Resign…")));
       }
     }
     actions.replaceChildren(...buttons);
@@ -523,33 +569,33 @@ export function renderTable(root, { gameId }) {
     const s = g.state;
     const seats = g.game.seats;
     const names = seats.map((seat) => seatLabel(g, seat.number));
-    const head = el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Hand"), ...names.map((name, n) => el("th", { scope: "col", "data-seat": n }, name))));
+    const head = el("thead", {}, el("tr", {}, el("th", { scope: "col" }, gettext("Hand")), ...names.map((name, n) => el("th", { scope: "col", "data-seat": n }, name))));
     const rows = (s?.rounds || []).map((r) =>
       el("tr", { "data-round": r.number },
-        el("th", { scope: "row" }, `${r.number} (${r.starting_double})`, r.went_out === null || r.went_out === undefined ? el("span", { class: "cf-blocked" }, " blocked") : null),
+        el("th", { scope: "row" }, `${r.number} (${r.starting_double})`, r.went_out === null || r.went_out === undefined ? el("span", { class: "cf-blocked" }, gettext(" blocked")) : null),
         ...r.scores.map((score, n) => el("td", { "data-seat": n, class: r.went_out === n ? "cf-went-out" : null }, r.went_out === n ? `${score} ✓` : String(score)))),
     );
     if (s?.round && s.status === "playing") {
-      rows.push(el("tr", { class: "cf-round-current", "data-round": s.round.number }, el("th", { scope: "row" }, `${s.round.number} (${s.round.starting_double})`), ...names.map((_, n) => el("td", { "data-seat": n }, "in play"))));
+      rows.push(el("tr", { class: "cf-round-current", "data-round": s.round.number }, el("th", { scope: "row" }, `${s.round.number} (${s.round.starting_double})`), ...names.map((_, n) => el("td", { "data-seat": n }, gettext("in play")))));
     }
     const winners = new Set(g.game.result?.winners || []);
-    const foot = el("tfoot", {}, el("tr", {}, el("th", { scope: "row" }, "Total"), ...names.map((_, n) => el("td", { "data-seat": n, class: winners.has(n) ? "cf-winner" : null }, s ? `${s.totals[n]}${winners.has(n) ? " ★" : ""}` : "–"))));
-    scoreboard.replaceChildren(el("caption", { class: "cf-visually-hidden" }, "Points per hand (fewest wins)"), head, el("tbody", {}, ...rows), foot);
+    const foot = el("tfoot", {}, el("tr", {}, el("th", { scope: "row" }, gettext("Total")), ...names.map((_, n) => el("td", { "data-seat": n, class: winners.has(n) ? "cf-winner" : null }, s ? `${s.totals[n]}${winners.has(n) ? " ★" : ""}` : "–"))));
+    scoreboard.replaceChildren(el("caption", { class: "cf-visually-hidden" }, gettext("Points per hand (fewest wins)")), head, el("tbody", {}, ...rows), foot);
 
     const res = g.game.result;
     if (res && g.game.status === "finished") {
       const winnerNames = res.winners.map((n) => names[n]);
-      const verb = res.winners.length > 1 ? "share the win" : "wins";
+      const shared = res.winners.length > 1;
       const lowest = Math.min(...res.totals);
       result.replaceChildren(
-        el("p", { class: "cf-result-winners" }, `${winnerNames.join(" and ")} ${verb} with ${lowest} point${lowest === 1 ? "" : "s"}.`),
-        el("p", { class: "cf-result-tiebreak" }, `Decided by ${TIE_BREAKS[res.tie_break] || res.tie_break}.`),
+        el("p", { class: "cf-result-winners" }, interpolate(shared ? ngettext("%(names)s share the win with %(count)s point.", "%(names)s share the win with %(count)s points.", lowest) : ngettext("%(names)s wins with %(count)s point.", "%(names)s wins with %(count)s points.", lowest), { names: winnerNames.join(gettext(" and ")), count: lowest })),
+        el("p", { class: "cf-result-tiebreak" }, interpolate(gettext("Decided by %(rule)s."), { rule: TIE_BREAKS()[res.tie_break] || res.tie_break })),
       );
       result.dataset.winners = res.winners.join(",");
       result.dataset.tieBreak = res.tie_break;
       result.hidden = false;
       if (!links.querySelector("[data-testid=replay-link]")) {
-        links.append(" · ", el("a", { href: `/games/${id}/replay/`, "data-link": "", "data-testid": "replay-link" }, "Replay the match"));
+        links.append(" · ", el("a", { href: `/games/${id}/replay/`, "data-link": "", "data-testid": "replay-link" }, gettext("Replay the match")));
       }
     } else {
       result.hidden = true;
@@ -574,9 +620,128 @@ export function renderTable(root, { gameId }) {
     if (key.tile) target = handBox.querySelector(`button[data-tile="${key.tile}"]`);
     if (key.testid) target = section.querySelector(`[data-testid="${key.testid}"]`);
     if (!target && (key.tile || key.end || key.hand)) {
-      target = handBox.querySelector("button[data-legal=true]") || actions.querySelector("button") || handBox.querySelector("button");
+      target = handBox.querySelector("button[data-legal=true]") || handBox.querySelector("button") || handBox;
     }
     if (target) target.focus({ preventScroll: true });
+  }
+
+  /** After a move (or "Next hand"), the keyboard is back in the hand: a playable tile if any. */
+  function focusHand() {
+    if (mine.hidden) return;
+    const target = handBox.querySelector("button[data-legal=true]") || handBox.querySelector("button") || handBox;
+    target.focus({ preventScroll: true });
+  }
+
+  // -- the end of a hand, held on screen until the viewer moves on
+  /** Hold the end of the hand `event` (a round_ended Event) with its finished board; false if it was held before. */
+  function startHold(event, layout, lastTile) {
+    const number = event.data?.number;
+    if (heldRounds.has(number)) return false;
+    heldRounds.add(number);
+    held = { event, layout, lastTile };
+    return true;
+  }
+
+  function focusNextHand() {
+    if (section.contains(document.activeElement) || document.activeElement === document.body) {
+      handOver.querySelector("[data-testid=next-hand]")?.focus({ preventScroll: true });
+    }
+  }
+
+  function holdHand(event, events = roundEvents) {
+    const built = layoutFromEvents(events);
+    if (!startHold(event, built.layout, built.lastTile ? built.lastTile.tile : null)) return;
+    const keyboard = section.contains(document.activeElement) || document.activeElement === document.body;
+    if (game) draw();
+    if (keyboard) handOver.querySelector("[data-testid=next-hand]")?.focus({ preventScroll: true });
+  }
+
+  /** The match's last hand ended in a state that came before its round_ended frame: hold it from the state. */
+  function holdFromState(g) {
+    const rounds = g.state?.rounds || [];
+    if (g.game.status !== "finished" || roundsAtOpen === null || rounds.length <= roundsAtOpen) return false;
+    const last = rounds[rounds.length - 1];
+    const totals = (last.scores || []).map((_, n) => rounds.reduce((sum, r) => sum + (r.scores?.[n] || 0), 0));
+    return startHold({ seq: null, type: "round_ended", data: { ...last, totals } }, g.state.layout, lastTilePlayed(g.state));
+  }
+
+  function releaseHand() {
+    held = null;
+    if (game) draw();
+    focusHand();
+  }
+
+  function drawHandOver(g) {
+    section.dataset.held = String(Boolean(held));
+    if (!held) {
+      handOver.hidden = true;
+      handOver.replaceChildren();
+      return;
+    }
+    const d = held.event.data || {};
+    const names = g.game.seats.map((seat) => seatLabel(g, seat.number));
+    const how =
+      d.reason === "domino" && d.went_out !== null && d.went_out !== undefined
+        ? interpolate(gettext("%(name)s went out."), { name: names[d.went_out] })
+        : gettext("Blocked: nobody could play.");
+    const rows = (d.scores || []).map((score, n) =>
+      el(
+        "tr",
+        { "data-seat": n, class: d.went_out === n ? "cf-went-out" : null },
+        el("th", { scope: "row" }, names[n] ?? String(n + 1)),
+        el("td", { class: "cf-hand-over-tiles" }, ...((d.hands || [])[n] || []).map((tile) => smallTile(tile))),
+        el("td", { "data-testid": "hand-score" }, String(score)),
+        el("td", {}, String((d.totals || [])[n] ?? "")),
+      ),
+    );
+    const last = g.game.status === "finished" && !(g.state?.round && g.state.round.number > d.number);
+    const next = el(
+      "button",
+      { type: "button", class: "cf-action cf-action-main", "data-testid": "next-hand", onclick: () => releaseHand() },
+      last ? gettext("See the result") : gettext("Next hand"),
+    );
+    handOver.replaceChildren(
+      el("div", { class: "cf-hand-over-head" }, el("h2", { id: "cf-hand-over-title" }, interpolate(gettext("Hand %(number)s is over"), { number: d.number })), el("p", {}, how), next),
+      el(
+        "table",
+        { class: "cf-hand-over-scores" },
+        el("caption", { class: "cf-visually-hidden" }, gettext("Points of this hand (fewest wins)")),
+        el("thead", {}, el("tr", {}, el("th", { scope: "col" }, gettext("Player")), el("th", { scope: "col" }, gettext("Tiles left")), el("th", { scope: "col" }, gettext("Points")), el("th", { scope: "col" }, gettext("Total")))),
+        el("tbody", {}, ...rows),
+      ),
+    );
+    handOver.dataset.round = d.number;
+    handOver.hidden = false;
+    section.dataset.held = String(Boolean(held));
+  }
+
+  // -- a seat a bot keeps after timeouts: take it back
+  function drawReturn(g) {
+    const you = g.you;
+    const seat = g.game.seats.find((s) => s.number === you.seat);
+    const away = g.game.status === "running" && !you.resigned && seat && seat.player && seat.bot_strategy;
+    if (!away) {
+      returnBox.hidden = true;
+      returnBox.replaceChildren();
+      return;
+    }
+    const button = el("button", { type: "button", class: "cf-action cf-action-main", "data-testid": "return-button", onclick: () => takeSeatBack(button) }, gettext("Take your seat back"));
+    returnBox.replaceChildren(el("p", {}, interpolate(gettext("A %(level)s bot plays your seat while you are away."), { level: seat.bot_strategy })), button);
+    returnBox.hidden = false;
+  }
+
+  async function takeSeatBack(button) {
+    if (busy) return;
+    button.disabled = true;
+    try {
+      const answer = await api.returnToSeat(id);
+      if (answer && answer.game) accept(answer);
+      else scheduleRefresh();
+      focusHand();
+    } catch (err) {
+      showAlert(err?.message || gettext("Could not take the seat back."));
+      button.disabled = false;
+    }
   }
 
   function focusTestId(testid) {
@@ -593,8 +758,15 @@ export function renderTable(root, { gameId }) {
       confirmingResign = false;
     }
     const first = game === null;
+    if (first) {
+      openedSeq = g.game.seq;
+      roundsAtOpen = (g.state?.rounds || []).length;
+    }
     game = g;
+    chat.update(g);
+    const holding = !first && holdFromState(g);
     draw();
+    if (holding) focusNextHand();
     if (first) {
       requestAnimationFrame(() => {
         metrics.tablePaint = performance.now();
@@ -628,7 +800,7 @@ export function renderTable(root, { gameId }) {
         const seconds = Number(err.problem?.retry_after) || 1;
         setTimeout(scheduleRefresh, seconds * 1000);
       } else if (err?.status === 404 && !game) {
-        showAlert(err.message || "There is no such game.");
+        showAlert(err.message || gettext("There is no such game."));
       } // a network error: the stream's snapshot on reconnection brings the state
     } finally {
       refreshing = false;
@@ -679,6 +851,10 @@ export function renderTable(root, { gameId }) {
       accept(body);
       return;
     }
+    if (type === "chat_message" || type === "chat_message_removed") {
+      chat.onFrame(type, body);
+      return;
+    }
     if (type === "end") {
       if (!game || game.game.status !== "finished" || (body && body.seq > game.game.seq)) scheduleRefresh();
       return;
@@ -686,6 +862,7 @@ export function renderTable(root, { gameId }) {
     if (body && body.seq !== undefined && body.type) {
       const fresh = !fromStream.has(Number(body.seq)); // first time on the stream (the log may have it from a move's answer)
       logEvent(body);
+      if (body.type === "round_ended" && fresh && game && openedSeq !== null && body.seq > openedSeq) holdHand(body);
       if (fresh && LAYOUT_TYPES.has(body.type)) {
         if (body.type === "round_started") roundEvents.length = 0;
         roundEvents.push(body);
@@ -700,7 +877,7 @@ export function renderTable(root, { gameId }) {
 
   function onStatus(status) {
     if (closed) return;
-    const text = { open: "live", reconnecting: "reconnecting...", closed: game?.game?.status === "finished" ? "match over" : "closed", connecting: "connecting..." }[status] || status;
+    const text = { open: gettext("live"), reconnecting: gettext("reconnecting..."), closed: game?.game?.status === "finished" ? gettext("match over") : gettext("closed"), connecting: gettext("connecting...") }[status] || status;
     connection.textContent = text;
     connection.dataset.state = status;
     section.dataset.connection = status;
@@ -721,7 +898,7 @@ export function renderTable(root, { gameId }) {
     if (busy || !game) return;
     const ends = endsForTile(tile);
     if (!ends.length) {
-      showAlert(`${tile} cannot be played now.`);
+      showAlert(interpolate(gettext("%(tile)s cannot be played now."), { tile }));
       return;
     }
     clearAlert();
@@ -763,12 +940,19 @@ export function renderTable(root, { gameId }) {
       if (events.length && logged.has(Number(events[0].seq) - 1)) {
         for (const event of events) logEvent(event, { streamed: false });
       }
+      const ended = events.find((e) => e.type === "round_ended");
+      if (ended) {
+        const played = events.filter((e) => LAYOUT_TYPES.has(e.type) && e.seq < ended.seq);
+        holdHand(ended, [...roundEvents, ...played]);
+      }
       if (!accept(answer.game)) draw();
+      if (held) handOver.querySelector("[data-testid=next-hand]")?.focus({ preventScroll: true });
+      else focusHand();
       requestAnimationFrame(() => metrics.moves.push(performance.now() - t0));
     } catch (err) {
       busy = false;
       if (closed) return;
-      showAlert(err?.message || "The move could not be sent.");
+      showAlert(err?.message || gettext("The move could not be sent."));
       if (err?.code === "stale_seq" && err.problem?.game) accept(err.problem.game);
       else scheduleRefresh();
       draw();
@@ -787,7 +971,7 @@ export function renderTable(root, { gameId }) {
     } catch (err) {
       busy = false;
       confirmingResign = false;
-      showAlert(err?.message || "Could not resign.");
+      showAlert(err?.message || gettext("Could not resign."));
       draw();
     }
   }
@@ -810,13 +994,14 @@ export function renderTable(root, { gameId }) {
   stream = openStream(`/api/v1/games/${id}/stream/`, {
     onFrame,
     onStatus,
-    onError: (err) => showAlert(err?.message || "The game's live updates stopped."),
+    onError: (err) => showAlert(err?.message || gettext("The game's live updates stopped.")),
     lastEventId: "0",
   });
   refresh(); // in parallel with the stream's snapshot: whichever comes first paints
 
   return function cleanup() {
     closed = true;
+    chat.destroy();
     clearInterval(ticker);
     if (refreshTimer !== null) clearTimeout(refreshTimer);
     section.removeEventListener("keydown", onKey);

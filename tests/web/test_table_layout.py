@@ -1,0 +1,215 @@
+"""The table as people play it on a laptop (1366 x 768) and a phone (360 x 740), by
+keyboard only, in headless Chromium against the embedded ``manage.py serve``:
+
+* the hand is always on screen together with the board, without scrolling: asserted
+  from element geometry at every turn (the hand inside the window, the board above it
+  with room to see, nothing wider than the window, the board never scrolled sideways,
+  no toast over the hand);
+* after each move the keyboard focus is in the hand (or on "Next hand");
+* the end of each hand is held on screen - the finished board and the hand's scores -
+  while the next hand is dealt, until the player presses "Next hand".
+Screenshots: artifacts/web-layout-<size>-turn.png, web-layout-<size>-hand-over.png.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.integration.serve import Serve
+from tests.integration.web import request
+from tests.web.conftest import ARTIFACTS, base_url, check_requests_against_contract, sign_in, until
+
+pytestmark = [pytest.mark.slow]
+
+MATCH_SECONDS = 120
+SIZES = {"laptop": (1366, 768), "phone": (360, 740)}
+
+GEOMETRY = """
+const rect = (e) => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; };
+const area = document.querySelector('[data-testid=board-area]');
+const hand = document.querySelector('[data-testid=hand]');
+const toasts = [...document.querySelectorAll('[data-testid=toast]')].map(rect);
+return {hand: rect(hand), board: rect(area), toasts, vw: window.innerWidth, vh: window.innerHeight,
+        pageWidth: document.documentElement.scrollWidth, scrollY: window.scrollY,
+        areaScroll: area.scrollWidth, areaWidth: area.clientWidth, tiles: hand.querySelectorAll('button').length};
+"""
+
+
+def table(driver: Any) -> dict[str, str]:
+    return dict(
+        driver.execute_script("return Object.assign({}, document.querySelector('[data-testid=table]')?.dataset || {});")
+    )
+
+
+def held(driver: Any) -> bool:
+    return bool(
+        driver.execute_script(
+            "const h = document.querySelector('[data-testid=hand-over]'); return Boolean(h && !h.hidden);"
+        )
+    )
+
+
+def focus_in_hand(driver: Any) -> bool:
+    return bool(
+        driver.execute_script(
+            "return Boolean(document.activeElement && document.activeElement.closest('[data-testid=hand]'));"
+        )
+    )
+
+
+def focus_testid(driver: Any) -> str:
+    return str(
+        driver.execute_script(
+            "return document.activeElement?.dataset?.testid || document.activeElement?.dataset?.tile || document.activeElement?.tagName;"
+        )
+    )
+
+
+def next_hand_dealt(number: str) -> Callable[[Any], bool]:
+    return lambda driver: table(driver).get("round") != number or table(driver).get("status") == "finished"
+
+
+def seq_after(seq: int) -> Callable[[Any], bool]:
+    return lambda driver: int(table(driver)["seq"]) > seq
+
+
+def assert_hand_and_board_in_view(driver: Any, size: str) -> None:
+    g = driver.execute_script(GEOMETRY)
+    where = f"{size}: {g}"
+    assert g["scrollY"] == 0, where  # nothing was scrolled to get here
+    assert g["pageWidth"] <= g["vw"], where  # nothing wider than the window
+    assert g["areaScroll"] <= g["areaWidth"] + 1, where  # the board is not cut off sideways
+    assert g["hand"]["top"] >= 0 and g["hand"]["bottom"] <= g["vh"], where  # the whole hand on screen
+    seen = min(g["board"]["bottom"], g["hand"]["top"]) - max(g["board"]["top"], 0)
+    assert seen >= 120, where  # the board above it, with room to see
+    for toast in g["toasts"]:
+        assert toast["bottom"] <= g["hand"]["top"] or toast["top"] >= g["hand"]["bottom"], where
+
+
+HELD_GEOMETRY = """
+const rect = (e) => e.getBoundingClientRect();
+const board = rect(document.querySelector('[data-testid=board-area]'));
+const panel = rect(document.querySelector('[data-testid=hand-over]'));
+const next = rect(document.querySelector('[data-testid=next-hand]'));
+return {board: [board.top, board.bottom], panel: [panel.top, panel.bottom], next: [next.top, next.bottom],
+        vh: window.innerHeight, scrollY: window.scrollY};
+"""
+
+
+def assert_finished_board_and_scores_in_view(driver: Any, size: str) -> None:
+    """The held end of a hand: the finished board on screen above its scores, and "Next hand" reachable."""
+    g = driver.execute_script(HELD_GEOMETRY)
+    where = f"{size}: {g}"
+    assert g["board"][0] >= 0 and g["board"][1] <= g["panel"][0] + 1, where  # the board is not covered
+    assert g["board"][1] - g["board"][0] >= 120, where
+    assert g["next"][0] >= 0 and g["next"][1] <= g["vh"], where
+
+
+def press(driver: Any, key: str) -> None:
+    """A key pressed where the keyboard focus is (as a person does: no element picked)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(key).perform()
+
+
+def move_by_keyboard(driver: Any) -> None:
+    """One move with the keyboard: Tab to a playable tile and Enter (then Enter on the
+    first place it may go), else Tab to "Draw a tile" / "Pass" and Enter."""
+    from selenium.webdriver.common.keys import Keys
+
+    legal = driver.execute_script(
+        "return document.querySelectorAll('[data-testid=hand] button[data-legal=true]').length"
+    )
+    want = (
+        "[data-testid=hand] button[data-legal=true]"
+        if legal
+        else "[data-testid=draw-button], [data-testid=pass-button]"
+    )
+    for _ in range(40):
+        if driver.execute_script("return document.activeElement.matches(arguments[0]);", want):
+            break
+        press(driver, Keys.TAB)
+    else:
+        pytest.fail(f"Tab never reached {want}")
+    press(driver, Keys.ENTER)
+    if driver.execute_script("return document.activeElement.matches('[data-testid=end-choices] button[data-end]');"):
+        press(driver, Keys.ENTER)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_keyboard_play_keeps_hand_and_board_in_view_and_holds_each_hands_end(
+    embedded: Serve, make_browser: Callable[..., Any], size: str
+) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    driver = make_browser(*SIZES[size])
+    token = sign_in(driver, embedded, f"layout_{size}")
+    port = embedded.port
+    status, game = request(
+        port,
+        "POST",
+        "/api/v1/games/",
+        {"ruleset": {"set_max": 6, "players": 4, "rounds": 2}, "bot_delay_ms": 0},
+        token=token,
+    )
+    assert status == 201, game
+    game_id = game["game"]["id"]
+    for _ in range(3):
+        assert request(port, "POST", f"/api/v1/games/{game_id}/bots/", {"strategy": "greedy"}, token=token)[0] == 200
+    assert request(port, "POST", f"/api/v1/games/{game_id}/start/", token=token)[0] == 200
+    driver.get(f"{base_url(embedded)}/games/{game_id}/")
+    until(driver, "the table", lambda d: table(d).get("seq"))
+    driver.execute_script("document.querySelector('[data-testid=hand]').focus()")  # the one step not by keyboard
+
+    hands_held: list[str] = []
+    moves = 0
+    shot = False
+    while True:
+        state = until(
+            driver,
+            "my turn, a hand's end or the match's",
+            lambda d: "held" if held(d) else "end" if table(d).get("status") == "finished" else
+            "turn" if table(d).get("yourTurn") == "true" and table(d).get("busy") == "false" else None,
+            seconds=MATCH_SECONDS,
+        )  # fmt: skip
+        if state == "held":
+            number = driver.execute_script("return document.querySelector('[data-testid=hand-over]').dataset.round")
+            scores = driver.execute_script("return document.querySelectorAll('[data-testid=hand-score]').length")
+            assert scores == 4
+            assert (
+                int(driver.execute_script("return document.querySelector('[data-testid=board-svg]').dataset.tiles")) > 1
+            )
+            # Held while the game goes on: the next hand is dealt (or the match over), the end stays.
+            until(
+                driver,
+                "the next hand dealt under the held end",
+                next_hand_dealt(number),
+            )
+            assert held(driver)
+            driver.save_screenshot(str(ARTIFACTS / f"web-layout-{size}-hand-over.png"))
+            assert_finished_board_and_scores_in_view(driver, size)
+            assert focus_testid(driver) == "next-hand"
+            press(driver, Keys.ENTER)
+            until(driver, "the hand's end released", lambda d: not held(d))
+            hands_held.append(number)
+            if table(driver).get("status") != "finished":
+                assert focus_in_hand(driver), focus_testid(driver)
+            continue
+        if state == "end":
+            break
+        if not shot:
+            ARTIFACTS.mkdir(exist_ok=True)
+            driver.save_screenshot(str(ARTIFACTS / f"web-layout-{size}-turn.png"))
+            shot = True
+        assert_hand_and_board_in_view(driver, size)
+        before = int(table(driver)["seq"])
+        move_by_keyboard(driver)
+        until(driver, "the move drawn", seq_after(before))
+        moves += 1
+        assert focus_in_hand(driver) or focus_testid(driver) == "next-hand", focus_testid(driver)
+    assert hands_held == ["1", "2"]
+    assert moves >= 2
+    check_requests_against_contract(driver)
