@@ -2,10 +2,6 @@
 CONTRIBUTING.md and docs/*.md resolves (the file, and the #anchor in it), every
 command the README's quick start shows is a real Makefile target, and the engine's
 rule tests cite sections of docs/rules.md that exist, quoting its text.
-
-Links inside a ``<!-- doc-links: optional -->`` block (in any of them) point at
-documents other branches are writing: each must be one of ``PENDING`` and is
-checked only once its file exists (its anchors too). Any other missing file fails.
 """
 
 from __future__ import annotations
@@ -20,55 +16,39 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 
-# The documents the README's map names before they exist (written on other branches).
-PENDING = {
-    "docs/deploy.md",
-    "docs/security.md",
-    "docs/observability.md",
-    "docs/i18n.md",
-    "docs/web.md",
-    "docs/account.md",
-}
-
-OPTIONAL_START = "<!-- doc-links: optional -->"
-OPTIONAL_END = "<!-- /doc-links: optional -->"
 FENCE = re.compile(r"^\s*(```|~~~)")
 # [text](target) and ![alt](target); text may span lines, target has no blanks.
 LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(([^)\s]+)\)")
 CODE_SPAN = re.compile(r"`+[^`]*`+")
 
 
-def prose(text: str) -> list[tuple[int, str, bool]]:
-    """The lines outside fenced code blocks: (line number, line, inside an optional block)."""
+def prose(text: str) -> list[tuple[int, str]]:
+    """The lines outside fenced code blocks: (line number, line)."""
     lines = []
-    fenced = optional = False
+    fenced = False
     for number, line in enumerate(text.splitlines(), 1):
         if FENCE.match(line):
             fenced = not fenced
             continue
         if fenced:
             continue
-        if line.strip() == OPTIONAL_START:
-            optional = True
-        elif line.strip() == OPTIONAL_END:
-            optional = False
-        lines.append((number, line, optional))
+        lines.append((number, line))
     return lines
 
 
-def links(path: Path) -> list[tuple[int, str, bool]]:
-    """(line, target, optional) of every link in ``path``'s prose, code spans left out."""
+def links(path: Path) -> list[tuple[int, str]]:
+    """(line, target) of every link in ``path``'s prose, code spans left out."""
     found = []
     lines = prose(path.read_text())
     # Join the prose so that a link's text may run over a line break; keep line numbers.
-    text = "\n".join(CODE_SPAN.sub("", line) for _, line, _ in lines)
+    text = "\n".join(CODE_SPAN.sub("", line) for _, line in lines)
     starts = [0]
-    for _, line, _ in lines:
+    for _, line in lines:
         starts.append(starts[-1] + len(CODE_SPAN.sub("", line)) + 1)
     for match in LINK.finditer(text):
         index = max(i for i, start in enumerate(starts[:-1]) if start <= match.start())
-        number, _, optional = lines[index]
-        found.append((number, match.group(1), optional))
+        number, _ = lines[index]
+        found.append((number, match.group(1)))
     return found
 
 
@@ -82,7 +62,7 @@ def slug(heading: str) -> str:
 def anchors(path: Path) -> set[str]:
     seen: dict[str, int] = {}
     result = set()
-    for _, line, _ in prose(path.read_text()):
+    for _, line in prose(path.read_text()):
         heading = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
         if not heading:
             continue
@@ -95,19 +75,12 @@ def anchors(path: Path) -> set[str]:
 
 def problems(path: Path) -> list[str]:
     found = []
-    for number, target, optional in links(path):
+    for number, target in links(path):
         if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # https:, mailto: ...
             continue
         name, _, anchor = target.partition("#")
         resolved = (path.parent / name).resolve() if name else path
         where = f"{path.relative_to(ROOT)}:{number}: {target}"
-        if optional:
-            relative = resolved.relative_to(ROOT).as_posix() if resolved.is_relative_to(ROOT) else str(resolved)
-            if relative not in PENDING:
-                found.append(f"{where}: an optional link must name one of PENDING")
-                continue
-            if not resolved.exists():
-                continue  # written on another branch: checked once it is here
         if not resolved.exists():
             found.append(f"{where}: no such file")
         elif anchor and resolved.suffix == ".md" and anchor not in anchors(resolved):
@@ -146,17 +119,6 @@ def test_the_link_check_finds_what_is_broken(tmp_path: Path) -> None:
     ]
 
 
-def test_the_pending_documents_are_the_optional_block_and_nothing_else() -> None:
-    """What the README's optional block names is exactly PENDING; once one of them
-    is merged its link is checked like any other (and may leave the block)."""
-    named = {
-        (ROOT / target.partition("#")[0]).resolve().relative_to(ROOT).as_posix()
-        for _, target, optional in links(ROOT / "README.md")
-        if optional
-    }
-    assert named == PENDING
-
-
 def quick_start() -> str:
     text = (ROOT / "README.md").read_text()
     section = re.search(r"^## Quick start\n(.*?)(?=^## )", text, re.MULTILINE | re.DOTALL)
@@ -173,7 +135,7 @@ def quick_start_commands() -> list[str]:
     section = quick_start()
     blocks = re.findall(r"^```sh\n(.*?)^```", section, re.MULTILINE | re.DOTALL)
     commands = [line.split("#", 1)[0].strip() for block in blocks for line in block.splitlines()]
-    commands += [span for _, line, _ in prose(section) for span in CODE_SPAN.findall(line)]
+    commands += [span for _, line in prose(section) for span in CODE_SPAN.findall(line)]
     return [c.strip("`").strip() for c in commands if re.search(r"\bmake\b", c)]
 
 
