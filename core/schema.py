@@ -304,6 +304,7 @@ class SessionScheme(OpenApiAuthenticationExtension):
     """``core.authentication.SessionAuthentication``: the browser's session cookie."""
 
     target_class = "core.authentication.SessionAuthentication"
+    match_subclasses = True  # players.authentication.DeviceSessionAuthentication
     name = "cookieAuth"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:

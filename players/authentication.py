@@ -9,6 +9,7 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework.request import Request
 
 from core import request_context
+from core.authentication import SessionAuthentication
 from core.errors import CoreCode
 from core.problems import WWW_AUTHENTICATE
 from players import selectors, services
@@ -18,6 +19,10 @@ from players.token_cache import CACHE
 from players.tokens import token_digest
 
 KEYWORDS = ("bearer", "token")
+
+#: Where a browser session keeps its device: the token row its sign-in made
+#: (``players.views.SessionApi``), listed among the account's devices.
+SESSION_DEVICE_KEY = "device_token_id"
 
 
 class ApiTokenAuthentication(BaseAuthentication):
@@ -68,6 +73,29 @@ class ApiTokenAuthentication(BaseAuthentication):
 
     def authenticate_header(self, request: Request) -> str:
         return WWW_AUTHENTICATE
+
+
+class DeviceSessionAuthentication(SessionAuthentication):
+    """A browser's session cookie, good while its device is: the sign-in made a token
+    row (never shown to the browser) that the account's devices list names, so that
+    signing that device out (``DELETE /tokens/{id}/``, a password change that signs the
+    others out, a suspension) ends the session, and its open streams close like a
+    token's. ``request.auth`` is that token."""
+
+    def authenticate(self, request: Request) -> tuple[User, ApiToken] | None:
+        result = super().authenticate(request)
+        if result is None:
+            return None
+        user = result[0]
+        session = request._request.session
+        token_id = session.get(SESSION_DEVICE_KEY)
+        token = selectors.token_get_active_for_user(user=user, token_id=token_id) if isinstance(token_id, int) else None
+        if token is None:  # signed out from another device (or a session older than devices)
+            session.flush()
+            return None
+        services.token_mark_used(token=token)
+        request_context.bind(account_id=user.pk)
+        return user, token
 
 
 def request_account(request: HttpRequest) -> User:

@@ -22,6 +22,7 @@ from core.inputs import validated
 from core.schema import problem_responses
 from core.throttling import AddressRateThrottle
 from players import account_data, selectors, services
+from players.authentication import SESSION_DEVICE_KEY, DeviceSessionAuthentication
 from players.errors import PlayerError
 from players.models import ApiToken, User
 from players.serializers import (
@@ -47,7 +48,7 @@ def _account(request: Request) -> User:
 
 
 def _token_id(request: Request) -> int | None:
-    """The id of the API token the request came with (None: a session)."""
+    """The id of the API token (or, for a browser session, its device) the request came with."""
     return request.auth.pk if isinstance(request.auth, ApiToken) else None
 
 
@@ -196,6 +197,14 @@ class TokenDetailApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+def _device_name(request: Request) -> str:
+    """A browser's device, named from its User-Agent: "Web client - Firefox, phone"."""
+    agent = request.META.get("HTTP_USER_AGENT", "")
+    browsers = (("Edg/", "Edge"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"), ("Safari/", "Safari"))
+    browser = next((name for mark, name in browsers if mark in agent), "browser")
+    return f"Web client - {browser}, phone" if "Mobile" in agent else f"Web client - {browser}"
+
+
 def _session(request: Request) -> dict[str, Any]:
     return {"account": request.user, "csrf_token": get_token(request._request)}
 
@@ -252,6 +261,10 @@ class SessionApi(APIView):
         )
         login(request._request, user)  # a new session key (and CSRF token): nothing carries over
         request._request.session.set_expiry(None if credentials["remember"] else 0)
+        # The browser is one of the account's devices: a token row it never sees, listed
+        # and revocable like any other (players.authentication.DeviceSessionAuthentication).
+        device = services.token_create(user=user, name=_device_name(request)).token
+        request._request.session[SESSION_DEVICE_KEY] = device.pk
         request.user = user
         return Response(SessionOutput(_session(request)).data)
 
@@ -263,6 +276,8 @@ class SessionApi(APIView):
         responses={204: None, **problem_responses("csrf_failed")},
     )
     def delete(self, request: Request) -> Response:
+        if isinstance(request.auth, ApiToken):
+            services.token_revoke(token=request.auth)  # this browser's device
         logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -297,7 +312,7 @@ class PasswordApi(APIView):
             keep_token_id=_token_id(request),
             revoke_others=data["revoke_other_tokens"],
         )
-        if _token_id(request) is None and hasattr(request._request, "session"):
+        if isinstance(request.successful_authenticator, DeviceSessionAuthentication):
             update_session_auth_hash(request._request, user)  # this browser session stays signed in
         return Response(PasswordChangedOutput({"revoked_tokens": revoked}).data)
 

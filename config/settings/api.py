@@ -15,7 +15,7 @@ API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "players.authentication.ApiTokenAuthentication",
-        "core.authentication.SessionAuthentication",  # its CSRF refusal: csrf_failed
+        "players.authentication.DeviceSessionAuthentication",  # a browser device; CSRF refusal: csrf_failed
     ],
     # Closed by default: a view that anonymous callers may use says so itself.
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

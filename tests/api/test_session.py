@@ -93,3 +93,26 @@ def test_a_suspended_account_cannot_sign_in_and_its_session_stops_working(make_p
     User.objects.filter(pk=alice.pk).update(is_active=False)
     refused(client.get(ME), 401, "not_authenticated")
     refused(browser().post(SESSION, {"username": "alice", "password": PASSWORD}), 401, "invalid_credentials")
+
+
+def test_a_browser_is_a_device_that_another_device_can_sign_out(make_player: Any) -> None:
+    """Each sign-in is one of the account's devices (GET /tokens/, ``current`` for
+    itself); revoking it from another device ends that browser's session, and its
+    own sign-out revokes it."""
+    make_player("alice")
+    laptop, phone = browser(), browser()
+    csrf = sign_in(laptop, remember=True)["csrf_token"]
+    sign_in(phone, remember=True)
+    (phone_device,) = [d for d in ok(phone.get("/api/v1/tokens/"))["results"] if d["current"]]
+    (laptop_device,) = [d for d in ok(laptop.get("/api/v1/tokens/"))["results"] if d["current"]]
+    assert phone_device["id"] != laptop_device["id"]
+    assert phone_device["name"].startswith("Web client")
+
+    revoked = laptop.delete(f"/api/v1/tokens/{phone_device['id']}/", HTTP_X_CSRFTOKEN=csrf)
+    assert revoked.status_code == 204, revoked.content
+    refused(phone.get(ME), 401, "not_authenticated")
+    assert ok(laptop.get(ME))["username"] == "alice"
+
+    signed_out = laptop.delete(SESSION, HTTP_X_CSRFTOKEN=csrf)
+    assert signed_out.status_code == 204, signed_out.content
+    assert not User.objects.get(username="alice").api_tokens.filter(revoked_at__isnull=True).exists()

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.integration.web import request
 from tests.web.conftest import PASSWORD, base_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,22 +54,31 @@ def moderate(server: Any, call: str, **names: str) -> str:
     return manage_shell(server, code)
 
 
-def log_in(
-    driver: Any, server: Any, username: str, *, password: str = PASSWORD, name: str = "Web client - test"
-) -> dict[str, Any]:
-    """Sign the page in as an existing account with a token of its own (as the log-in
-    form does); answers the token ({id, token, ...})."""
-    port = server.port
-    status, token = request(port, "POST", "/api/v1/tokens/", {"username": username, "password": password, "name": name})
-    assert status == 201, (status, token)
-    status, account = request(port, "GET", "/api/v1/me/", token=token["token"])
-    assert status == 200, (status, account)
-    session = {"token": token["token"], "tokenId": token["id"], "account": account, "remember": True}
+def log_in(driver: Any, server: Any, username: str, *, password: str = PASSWORD) -> dict[str, Any]:
+    """Sign the page in as an existing account, as the log-in form does (POST
+    /api/v1/session/ from the page: the HttpOnly session cookie, the account in
+    localStorage); answers this browser's device ({id, name, current, ...}: the token
+    row its sign-in made, as GET /api/v1/tokens/ lists it to the page)."""
     if not driver.current_url.startswith(base_url(server)):
         driver.get(base_url(server) + "/login/")
+    status, signed_in = driver.execute_async_script(
+        """const [body, done] = arguments;
+        fetch("/api/v1/session/", {method: "POST", credentials: "same-origin", body,
+            headers: {"Content-Type": "application/json", Accept: "application/json"}})
+          .then(async (r) => done([r.status, await r.json()]), (e) => done([0, String(e)]));""",
+        json.dumps({"username": username, "password": password, "remember": True}),
+    )
+    assert status == 200, (status, signed_in)
+    status, page = driver.execute_async_script(
+        """const [done] = arguments;
+        fetch("/api/v1/tokens/", {credentials: "same-origin", headers: {Accept: "application/json"}})
+          .then(async (r) => done([r.status, await r.json()]), (e) => done([0, String(e)]));"""
+    )
+    assert status == 200, (status, page)
+    session = {"account": signed_in["account"], "remember": True}
     driver.execute_script("window.localStorage.setItem('cf.session', arguments[0]);", json.dumps(session))
     driver.get(base_url(server) + "/")
-    return dict(token)
+    return dict(next(device for device in page["results"] if device["current"]))
 
 
 def visible(driver: Any, selector: str) -> bool:

@@ -77,7 +77,7 @@ def test_devices_password_my_data_and_deleting_the_account(
 ) -> None:
     laptop, phone = make_browser(), make_browser(360, 740)
     token = sign_in(laptop, embedded, "acct_alice")
-    phone_token = log_in(phone, embedded, "acct_alice", name="Web client - phone")
+    phone_token = log_in(phone, embedded, "acct_alice")  # the phone's device
     port = embedded.port
 
     # A game that finishes: alice sits, a bot takes the other seat, she resigns; bots play it out.
@@ -102,7 +102,8 @@ def test_devices_password_my_data_and_deleting_the_account(
 
     for driver in (laptop, phone):
         driver.get(f"{base_url(embedded)}/account/")
-        until(driver, "the devices", lambda d: len(devices(d)) == 2)
+        # the test's own API token (sign_in's), the laptop's session and the phone's
+        until(driver, "the devices", lambda d: len(devices(d)) == 3)
     listed = devices(laptop)
     assert [d["current"] for d in listed].count(True) == 1
     assert next(d for d in devices(phone) if d["current"])["id"] == phone_token["id"]
@@ -134,7 +135,7 @@ def test_devices_password_my_data_and_deleting_the_account(
         "return {active: li.dataset.inForce, text: li.textContent};"
     )
     assert mute["active"] == "true" and "until" in mute["text"], mute
-    until(laptop, "the devices again", lambda d: len(devices(d)) == 2)
+    until(laptop, "the devices again", lambda d: len(devices(d)) == 3)
 
     # Sign the phone out from the laptop: its open page is signed out within 2 s.
     click(laptop, f"[data-testid=device-list] li[data-token='{phone_token['id']}'] [data-testid=device-revoke]")
@@ -142,7 +143,7 @@ def test_devices_password_my_data_and_deleting_the_account(
     until(phone, "the phone's page signed out", lambda d: route(d) == "login", seconds=SIGN_OUT_SECONDS + 1)
     assert time.monotonic() - clicked <= SIGN_OUT_SECONDS, time.monotonic() - clicked
     assert phone.execute_script("return localStorage.getItem('cf.session')") is None
-    until(laptop, "one device left", lambda d: len(devices(d)) == 1)
+    until(laptop, "the phone's device gone", lambda d: len(devices(d)) == 2)
 
     # Change the password.
     fill(laptop, "#password-current", PASSWORD)
