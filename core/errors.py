@@ -286,15 +286,19 @@ register_error_code(
 register_error_code(
     CoreCode.DATABASE_UNAVAILABLE,
     status=503,
-    title="Database unavailable",
-    description="The database cannot be reached just now (e.g. while a standby takes over from a failed primary): "
-    "nothing was changed. Retry after `retry_after` seconds (also in the Retry-After header) with the same request.",
+    title=gettext_lazy("Database unavailable"),
+    description=gettext_lazy(
+        "The database cannot be reached just now (e.g. while a standby takes over from a failed primary): "
+        "nothing was changed. Retry after `retry_after` seconds (also in the Retry-After header) with the same request."
+    ),
 )
 register_error_code(
     CoreCode.SERVICE_UNAVAILABLE,
     status=503,
-    title="Service unavailable",
-    description="Sent by the load balancer when no web server can answer (one is being replaced): the request may "
-    "not have reached the game. Retry after `retry_after` seconds with the same request (a move with the same "
-    "Idempotency-Key is done at most once).",
+    title=gettext_lazy("Service unavailable"),
+    description=gettext_lazy(
+        "Sent by the load balancer when no web server can answer (one is being replaced): the request may "
+        "not have reached the game. Retry after `retry_after` seconds with the same request (a move with the same "
+        "Idempotency-Key is done at most once)."
+    ),
 )

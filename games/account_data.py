@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db.models import Q
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
 from core.errors import ApiError, register_enum
@@ -26,9 +27,11 @@ register_enum(
     {
         AccountGamesCode.ACCOUNT_IN_PLAY: (
             409,
-            "The account sits at an open or running table (`games`): leave it, resign or let it end, then delete "
-            "the account.",
-            "Account in play",
+            gettext_lazy(
+                "The account sits at an open or running table (`games`): leave it, resign or let it end, then delete "
+                "the account."
+            ),
+            gettext_lazy("Account in play"),
         ),
     },
 )

@@ -42,9 +42,11 @@ register_enum(
         ),
         PlayerCode.WEAK_PASSWORD: (
             422,
-            "The password keeps to the stated rule but is refused all the same: a commonly used "
-            "password, or one too like the username (`errors.password` says which).",
-            "Weak password",
+            _(
+                "The password keeps to the stated rule but is refused all the same: a commonly used "
+                "password, or one too like the username (`errors.password` says which)."
+            ),
+            _("Weak password"),
         ),
         PlayerCode.TOO_MANY_TOKENS: (
             409,

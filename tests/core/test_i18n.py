@@ -255,7 +255,7 @@ def test_the_language_cookie_wins_over_accept_language(api_client: Any) -> None:
 @pytest.mark.django_db
 def test_validation_messages_are_translated_field_names_are_not(people: Any) -> None:
     _, client = people.player()
-    body = {"turn_time_limit": 1, "bot_delay_ms": "soon"}
+    body = {"turn_time_limit": "1", "bot_delay_ms": "soon"}  # both of the wrong type (core.strict)
     english = client.post(GAMES, body, format="json")
     estonian = client.post(GAMES, body, format="json", HTTP_ACCEPT_LANGUAGE="et")
     one = assert_problem(english, 400, "validation_error")
@@ -263,7 +263,7 @@ def test_validation_messages_are_translated_field_names_are_not(people: Any) -> 
     assert one["errors"].keys() == other["errors"].keys() == {"turn_time_limit", "bot_delay_ms"}
     assert one["title"] == "Invalid input" and other["title"] == "Vigased andmed"
     assert one["errors"]["bot_delay_ms"] == ["A valid integer is required."]
-    assert other["errors"]["bot_delay_ms"] == ["Sisendiks peab olema täisarv."]  # DRF's own Estonian catalogue
+    assert other["errors"]["bot_delay_ms"] == ["Sisendiks peab olema täisarv."]  # core.strict, in DRF's Estonian words
 
 
 @pytest.mark.django_db
