@@ -8,6 +8,7 @@ from django.conf import settings
 from django.utils.translation import gettext
 from rest_framework import serializers
 
+from core.serializers import FloatField
 from games.serializers import strategy_choices
 from matchmaking import services
 from matchmaking.models import OnTimeout, Seek, SeekEndReason, SeekStatus
@@ -83,9 +84,9 @@ class SeekCreateInput(serializers.Serializer):
 
 
 class RatingWindowOutput(serializers.Serializer):
-    base = serializers.FloatField(help_text="The reach at first, in rating points (ordinal) either side.")
-    per_second = serializers.FloatField(help_text="How much the reach grows per second waited.")
-    most = serializers.FloatField(help_text="The widest it gets.")
+    base = FloatField(help_text="The reach at first, in rating points (ordinal) either side.")
+    per_second = FloatField(help_text="How much the reach grows per second waited.")
+    most = FloatField(help_text="The widest it gets.")
 
 
 class SeekOutput(serializers.Serializer):

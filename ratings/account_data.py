@@ -7,16 +7,17 @@ from typing import Any
 
 from rest_framework import serializers
 
+from core.serializers import FloatField
 from players import account_data
 from ratings.models import Rating, RatingChange, RatingPool
 
 
 class MyDataRatingChangeOutput(serializers.Serializer):
     game = serializers.IntegerField(source="game_id")
-    mu_before = serializers.FloatField()
-    sigma_before = serializers.FloatField()
-    mu_after = serializers.FloatField()
-    sigma_after = serializers.FloatField()
+    mu_before = FloatField()
+    sigma_before = FloatField()
+    mu_after = FloatField()
+    sigma_after = FloatField()
     rank = serializers.IntegerField()
     created_at = serializers.DateTimeField()
     voided_at = serializers.DateTimeField(allow_null=True)
@@ -24,9 +25,9 @@ class MyDataRatingChangeOutput(serializers.Serializer):
 
 class MyDataRatingOutput(serializers.Serializer):
     pool = serializers.ChoiceField(choices=RatingPool.choices)
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField()
-    ordinal = serializers.FloatField()
+    mu = FloatField()
+    sigma = FloatField()
+    ordinal = FloatField()
     games = serializers.IntegerField()
     wins = serializers.IntegerField()
     updated_at = serializers.DateTimeField()

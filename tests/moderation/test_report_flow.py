@@ -134,8 +134,8 @@ def test_mutes_and_suspensions_end_by_themselves(people: Any, moderator: Any) ->
     assert selectors.is_muted(player) and selectors.mute_in_force(user=other) == forever
     refusal = selectors.mute_refusal(player)
     assert refusal is not None and (refusal.code, refusal.status) == ("muted", 403)
-    assert refusal.extra == {"until": soon.isoformat()}
-    assert selectors.mute_refusal(other).extra == {"until": None}  # type: ignore[union-attr]  # muted for good
+    assert refusal.extra == {"until": soon.isoformat(), "reason": "flood"}  # the player is told why
+    assert selectors.mute_refusal(other).extra == {"until": None, "reason": "for good"}  # type: ignore[union-attr]
     assert selectors.mute_refusal(moderator) is None
     assert moderation.sanctions_expire(now=timezone.now()) == []  # nothing due yet
     later = soon + timedelta(seconds=1)
