@@ -15,6 +15,7 @@ from rest_framework import serializers
 
 from core.errors import ApiError, register_enum
 from games.models import GameStatus, Seat
+from games.serializers import ResultOutput
 from players import account_data
 
 
@@ -45,7 +46,7 @@ class MyDataGameOutput(serializers.Serializer):
     resigned = serializers.BooleanField()
     created_at = serializers.DateTimeField(source="game.created_at")
     finished_at = serializers.DateTimeField(source="game.finished_at", allow_null=True)
-    result = serializers.JSONField(source="game.result", allow_null=True, help_text="The final standings, once over.")
+    result = ResultOutput(source="game.result", allow_null=True, help_text="The final standings, once over.")
 
 
 def _seats(user: Any) -> list[Seat]:

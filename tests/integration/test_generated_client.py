@@ -56,6 +56,8 @@ from tests.integration.workers import ROOT
 CONTRACT = Path(os.environ.get("GENERATED_CLIENT_CONTRACT") or ROOT / "openapi.yaml")
 
 GAME_STREAM = "/api/v1/games/{game_id}/stream/"
+#: The account stream's frames about the lobby's open tables, anyone's (feed "tables").
+LOBBY_FRAMES = ("table_open", "table_closed")
 ACCOUNT_STREAM = "/api/v1/me/stream/"
 
 #: Four seats, a double-6 set, two rounds: a whole match in seconds.
@@ -407,6 +409,8 @@ class AccountWatcher:
                         self.snapshots.append(decoded.data)
                         self.ready.set()
                         continue
+                    if item["event"] in LOBBY_FRAMES:
+                        continue  # the lobby's open tables (the feed "tables"): not this account's games
                     game = decoded.data
                     assert item["id"] == f"{game.game}.{game.seq}", item
                     if game.game == self.game_id:
