@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,6 +155,10 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # rated bot tables at its first tick, and their moves would take the worker from
     # the test's own games. The ladder's tests turn it on where they test it.
     os.environ.setdefault("LADDER_INTERVAL_SECONDS", "0")
+    # Metrics apart per test process (prometheus-client's multiprocess folder sums
+    # every process that writes there): a scrape counts this process and the servers
+    # it starts, never the other pytest-xdist worker's requests.
+    os.environ.setdefault("METRICS_DIR", tempfile.mkdtemp(prefix=f"cf-metrics-{worker or 'main'}-"))
     early_config.stash[SERVICES_KEY] = services
     if services.database.name == "postgresql" and not services.database.available:
         raise pytest.UsageError(f"DATABASE_URL names a PostgreSQL that does not answer: {services.database.describe()}")
