@@ -235,6 +235,17 @@ def sign_in(driver: Any, server: Any, username: str, *, password: str = PASSWORD
         port, "POST", "/api/v1/tokens/", {"username": username, "password": password, "name": "test"}
     )
     assert status == 201, (status, token)
+    session_sign_in(driver, server, username, password=password, remember=remember)
+    driver.get(base_url(server) + "/")
+    return str(token["token"])
+
+
+def session_sign_in(
+    driver: Any, server: Any, username: str, *, password: str = PASSWORD, remember: bool = True
+) -> None:
+    """Sign the page in as an existing account, as the log-in form does: POST
+    /api/v1/session/ from the page (the HttpOnly cookie), the account - no secret -
+    in localStorage (sessionStorage with ``remember=False``)."""
     if not driver.current_url.startswith(base_url(server)):
         driver.get(base_url(server) + "/login/")
     status, signed_in = driver.execute_async_script(
@@ -248,5 +259,3 @@ def sign_in(driver: Any, server: Any, username: str, *, password: str = PASSWORD
     session = {"account": signed_in["account"], "remember": remember}
     store = "localStorage" if remember else "sessionStorage"
     driver.execute_script(f"window.{store}.setItem('cf.session', arguments[0]);", json.dumps(session))
-    driver.get(base_url(server) + "/")
-    return str(token["token"])

@@ -4,13 +4,12 @@ do them: the same moderation services), and page queries."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from tests.web.conftest import PASSWORD, base_url
+from tests.web.conftest import PASSWORD, base_url, session_sign_in
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,24 +58,13 @@ def log_in(driver: Any, server: Any, username: str, *, password: str = PASSWORD)
     /api/v1/session/ from the page: the HttpOnly session cookie, the account in
     localStorage); answers this browser's device ({id, name, current, ...}: the token
     row its sign-in made, as GET /api/v1/tokens/ lists it to the page)."""
-    if not driver.current_url.startswith(base_url(server)):
-        driver.get(base_url(server) + "/login/")
-    status, signed_in = driver.execute_async_script(
-        """const [body, done] = arguments;
-        fetch("/api/v1/session/", {method: "POST", credentials: "same-origin", body,
-            headers: {"Content-Type": "application/json", Accept: "application/json"}})
-          .then(async (r) => done([r.status, await r.json()]), (e) => done([0, String(e)]));""",
-        json.dumps({"username": username, "password": password, "remember": True}),
-    )
-    assert status == 200, (status, signed_in)
+    session_sign_in(driver, server, username, password=password)
     status, page = driver.execute_async_script(
         """const [done] = arguments;
         fetch("/api/v1/tokens/", {credentials: "same-origin", headers: {Accept: "application/json"}})
           .then(async (r) => done([r.status, await r.json()]), (e) => done([0, String(e)]));"""
     )
     assert status == 200, (status, page)
-    session = {"account": signed_in["account"], "remember": True}
-    driver.execute_script("window.localStorage.setItem('cf.session', arguments[0]);", json.dumps(session))
     driver.get(base_url(server) + "/")
     return dict(next(device for device in page["results"] if device["current"]))
 
