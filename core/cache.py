@@ -18,6 +18,7 @@ from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis import exceptions as redis_exceptions
 
+from core import tracing
 from core.breaker import Breaker
 from core.redisconn import is_sentinel, redis_client
 
@@ -97,15 +98,16 @@ def send_all(client: Any, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
     may be unread) and raises; there is no retry: the caller's breaker decides.
     An error reply raises ``redis.exceptions.ResponseError``."""
     pool = client.connection_pool
-    connection = pool.get_connection()
-    try:
-        connection.send_packed_command(connection.pack_commands(commands), check_health=False)
-        return [connection.read_response() for _ in commands]
-    except BaseException:
-        connection.disconnect()
-        raise
-    finally:
-        pool.release(connection)
+    with tracing.redis_span(commands):
+        connection = pool.get_connection()
+        try:
+            connection.send_packed_command(connection.pack_commands(commands), check_health=False)
+            return [connection.read_response() for _ in commands]
+        except BaseException:
+            connection.disconnect()
+            raise
+        finally:
+            pool.release(connection)
 
 
 def count_in(cache: Any, key: str, previous: str, timeout: int) -> tuple[int, int]:

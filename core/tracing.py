@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from django.conf import settings
@@ -32,6 +33,23 @@ _ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES
 
 class _State:
     provider: Any = None
+
+
+_NO_SPAN = nullcontext()
+
+
+def redis_span(commands: Sequence[Sequence[Any]]) -> AbstractContextManager[Any]:
+    """A span for Redis commands sent without redis-py's client methods
+    (``core.cache.send_all``: a move's rate limit and notices), which the redis-py
+    instrumentation does not see; with tracing off, a shared no-op context."""
+    if _State.provider is None:
+        return _NO_SPAN
+    from opentelemetry import trace
+
+    names = " ".join(str(command[0]) for command in commands)
+    return trace.get_tracer(__name__).start_as_current_span(
+        names, kind=trace.SpanKind.CLIENT, attributes={"db.system": "redis", "db.statement": names}
+    )
 
 
 def configured() -> bool:

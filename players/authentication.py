@@ -89,8 +89,10 @@ class DeviceSessionAuthentication(SessionAuthentication):
         user = result[0]
         session = request._request.session
         token_id = session.get(SESSION_DEVICE_KEY)
-        token = selectors.token_get_active_for_user(user=user, token_id=token_id) if isinstance(token_id, int) else None
-        if token is None:  # signed out from another device (or a session older than devices)
+        if not isinstance(token_id, int):
+            return None  # a session not made by POST /session/ (the admin's log-in): no API credential
+        token = selectors.token_get_active_for_user(user=user, token_id=token_id)
+        if token is None:  # this browser was signed out from another device
             session.flush()
             return None
         services.token_mark_used(token=token)

@@ -96,10 +96,20 @@ def test_me_with_a_token(make_player, token_client):
 
 def test_me_with_a_session(api_client, make_player):
     make_player("alice")
-    assert api_client.login(username="alice", password=PASSWORD)
+    signed_in = api_client.post("/api/v1/session/", {"username": "alice", "password": PASSWORD}, format="json")
+    assert signed_in.status_code == 200, signed_in.content
     response = api_client.get("/api/v1/me/")
     assert response.status_code == 200
     assert response.json()["username"] == "alice"
+
+
+def test_a_session_that_is_no_browser_device_is_no_api_credential(api_client, make_player):
+    """Django's own log-in (the admin's) makes no device: the API does not take it, and
+    does not end it either (the moderator stays signed in to the admin)."""
+    make_player("alice")
+    assert api_client.login(username="alice", password=PASSWORD)
+    assert api_client.get("/api/v1/me/").status_code == 401
+    assert api_client.session.get("_auth_user_id") is not None
 
 
 def test_session_login_page_is_served(api_client):

@@ -56,6 +56,8 @@ class Serve:
         }
         for name in ("REDIS_URL", "CELERY_BROKER_URL", "CELERY_QUEUE"):  # the embedded default: none of them
             self.env.pop(name, None)
+        if "METRICS_DIR" not in (env or {}):  # its own metrics, under its RUN_DIR (not the test process's)
+            self.env.pop("METRICS_DIR", None)
         if via_make:
             argv = ["make", "-s", "-o", INSTALLED_RUNTIME, "serve"]
         else:
