@@ -120,15 +120,19 @@ def move_by_keyboard(driver: Any) -> None:
     first place it may go), else Tab to "Draw a tile" / "Pass" and Enter."""
     from selenium.webdriver.common.keys import Keys
 
-    legal = driver.execute_script(
-        "return document.querySelectorAll('[data-testid=hand] button[data-legal=true]').length"
-    )
-    want = (
-        "[data-testid=hand] button[data-legal=true]"
-        if legal
-        else "[data-testid=draw-button], [data-testid=pass-button]"
-    )
-    for _ in range(40):
+    def wanted() -> str:
+        # asked again at each press: the table may redraw meanwhile (a notice, the hand's legal tiles)
+        legal = driver.execute_script(
+            "return document.querySelectorAll('[data-testid=hand] button[data-legal=true]').length"
+        )
+        return (
+            "[data-testid=hand] button[data-legal=true]"
+            if legal
+            else "[data-testid=draw-button], [data-testid=pass-button]"
+        )
+
+    for _ in range(80):  # once round the whole page at most (header, notices, board, hand, chat)
+        want = wanted()
         if driver.execute_script("return document.activeElement.matches(arguments[0]);", want):
             break
         press(driver, Keys.TAB)
