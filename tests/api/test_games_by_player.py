@@ -74,9 +74,12 @@ def test_a_player_with_no_finished_game_has_an_empty_list(api_client, make_table
 
 
 @pytest.mark.parametrize("status", ["open", "running", "aborted"])
-def test_a_status_other_than_finished_is_refused(api_client, make_table, status):
+def test_a_status_other_than_finished_lists_nothing(api_client, make_table, status):
     table = make_table()
-    body = refused(
-        api_client.get(GAMES, {"player": table.users[0].username, "status": status}), 400, "validation_error"
-    )
-    assert "status" in body["errors"]
+    body = ok(api_client.get(GAMES, {"player": table.users[0].username, "status": status}))
+    assert body["count"] == 0 and body["results"] == []
+
+
+def test_an_empty_player_name_is_refused(api_client):
+    body = refused(api_client.get(GAMES, {"player": ""}), 400, "validation_error")
+    assert "player" in body["errors"]

@@ -129,11 +129,14 @@ const FEED_UPDATES = {
   seek_cancelled: true,
   warning_issued: true,
   warning_acknowledged: true,
+  table_open: true,
+  table_closed: true,
 } as const satisfies Record<FeedUpdateName, true>;
 type FeedItem =
   | { kind: "challenge"; event: FeedUpdateName; id: string; challenge: Schemas["Challenge"] }
   | { kind: "seek"; event: FeedUpdateName; id: string; seek: Schemas["Seek"] }
-  | { kind: "warning"; event: FeedUpdateName; id: string; warning: Schemas["Warning"] };
+  | { kind: "warning"; event: FeedUpdateName; id: string; warning: Schemas["Warning"] }
+  | { kind: "table"; event: FeedUpdateName; id: string; table: Schemas["GameSummary"] };
 
 function isOneOf<K extends string>(names: Record<K, true>, name: string): name is K {
   return Object.hasOwn(names, name);
@@ -204,6 +207,8 @@ function decodeAccountFrame(frame: AccountStreamFrame): AccountStreamItem {
     return { kind: "challenge", event: frame.event, id: frame.id, challenge: json<Schemas["Challenge"]>(frame.data) };
   if (frame.event.startsWith("seek_"))
     return { kind: "seek", event: frame.event, id: frame.id, seek: json<Schemas["Seek"]>(frame.data) };
+  if (frame.event.startsWith("table_"))
+    return { kind: "table", event: frame.event, id: frame.id, table: json<Schemas["GameSummary"]>(frame.data) };
   return { kind: "warning", event: frame.event, id: frame.id, warning: json<Schemas["Warning"]>(frame.data) };
 }
 
@@ -496,7 +501,7 @@ function checkAccountStream(played: GameStreamResult): string {
   let over: AccountGame | undefined;
   for (const item of updates) {
     assert.ok(item.kind !== "snapshot", "one snapshot per connection");
-    if (item.kind === "challenge" || item.kind === "seek" || item.kind === "warning") {
+    if (item.kind === "challenge" || item.kind === "seek" || item.kind === "warning" || item.kind === "table") {
       seen.set(item.event, (seen.get(item.event) ?? 0) + 1); // the recorded match made none
       continue;
     }
