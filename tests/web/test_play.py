@@ -285,8 +285,16 @@ def test_a_newcomer_registers_opens_a_table_with_three_bots_and_plays_the_whole_
         field.clear()
         field.send_keys(value)
     css(driver, "#create-submit")[0].click()
-    card = until(driver, "the new table in my games", lambda d: css(d, "#my-games [data-testid=game-card]"))[0]
-    game_id = int(card.get_attribute("data-game"))
+    # Read in the page: the live lobby may redraw the card between a find and a read.
+    game_id = int(
+        until(
+            driver,
+            "the new table in my games",
+            lambda d: d.execute_script(
+                "return document.querySelector('#my-games [data-testid=game-card]')?.dataset.game || null"
+            ),
+        )
+    )
     until(driver, "the start button", lambda d: css(d, f"#my-games [data-game='{game_id}'] [data-action=start]"))[
         0
     ].click()

@@ -463,8 +463,13 @@ def test_a_table_with_every_setting_and_a_bot_starts_and_my_games_follows_live(e
         },
     )
     by_id(browser, "create-submit").click()
-    card = shown(browser, '#my-games [data-testid=game-card][data-status="open"]')
-    game_id = int(card.get_attribute("data-game"))
+    shown(browser, '#my-games [data-testid=game-card][data-status="open"]')
+    # Read in the page: the live lobby may redraw the card between a find and a read.
+    game_id = int(
+        browser.execute_script(
+            "return document.querySelector('#my-games [data-testid=game-card][data-status=\"open\"]').dataset.game"
+        )
+    )
     status, body = embedded.api("GET", f"/games/{game_id}/")
     assert status == 200
     game = body["game"]
