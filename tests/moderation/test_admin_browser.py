@@ -51,8 +51,9 @@ def _missing_browser() -> str | None:
     return None
 
 
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Any]:
+def chromium(tmp_path: Path, *, console: bool = False) -> Iterator[Any]:
+    """Headless Chromium for the admin tests (``console``: keeping the page's console
+    log, for the CSP test); fails under CI, else skips, when there is none."""
     problem = _missing_browser()
     if problem:
         if in_ci():
@@ -65,12 +66,19 @@ def browser(tmp_path: Path) -> Iterator[Any]:
     options.binary_location = shutil.which("chromium") or "chromium"
     for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"):
         options.add_argument(flag)
+    if console:
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver")), options=options)
     driver.set_page_load_timeout(WAIT_SECONDS)
     try:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Any]:
+    yield from chromium(tmp_path)
 
 
 def save_page(browser: Any, shot: Path) -> None:

@@ -10,7 +10,6 @@ why, except under ``CI=true``, where that is a failure.
 from __future__ import annotations
 
 import random
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,8 +24,7 @@ from tests.api.games_helpers import play_turn
 from tests.conftest import PASSWORD
 from tests.csp_console import csp_violations
 from tests.moderation.conftest import game_admin_url
-from tests.moderation.test_admin_browser import CHROMIUM_FLAGS, WAIT_SECONDS, _missing_browser
-from tests.services import in_ci
+from tests.moderation.test_admin_browser import WAIT_SECONDS, chromium
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -34,25 +32,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 @pytest.fixture
 def console_browser(tmp_path: Path) -> Iterator[Any]:
     """Headless Chromium that keeps the page's console."""
-    problem = _missing_browser()
-    if problem:
-        if in_ci():
-            pytest.fail(f"CI=true and the admin browser test cannot run: {problem}")
-        pytest.skip(f"needs headless Chromium: {problem}")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or "chromium"
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver")), options=options)
-    driver.set_page_load_timeout(WAIT_SECONDS)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    yield from chromium(tmp_path, console=True)
 
 
 def test_the_moderation_pages_break_no_rule_of_the_content_security_policy(
