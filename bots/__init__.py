@@ -11,5 +11,5 @@ rules engine.
 No Django, no I/O, nothing of the project but ``games.engine`` (an import-linter
 contract); the engine imports nothing of it. ``docs/bots.md`` says how the
 strategies work and how strong each measured. The API that lists them is
-``games.bot_views``; their Celery task is ``games.tasks.play_bot_turn``.
+``live.bot_views``; their Celery task is ``live.tasks.play_bot_turn``.
 """

@@ -6,5 +6,5 @@ class ChallengesConfig(AppConfig):
     name = "challenges"
 
     def ready(self) -> None:
-        # The account stream's "challenges" feed (games.account_feeds) and the error codes.
+        # The account stream's "challenges" feed (live.account_feeds) and the error codes.
         from challenges import errors, feed  # noqa: F401

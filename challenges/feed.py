@@ -1,11 +1,11 @@
-"""The account stream's ``challenges`` feed (``games.account_feeds``): registered
+"""The account stream's ``challenges`` feed (``live.account_feeds``): registered
 when this module is imported (``ChallengesConfig.ready``)."""
 
 from __future__ import annotations
 
 from challenges import selectors
 from challenges.serializers import ChallengeOutput
-from games import account_feeds
+from live import account_feeds
 
 FEED = account_feeds.AccountFeed(
     name="challenges",

@@ -1,5 +1,5 @@
 """Read queries: an account's challenges, one challenge, and the account stream's
-``challenges`` feed (``games.account_feeds``)."""
+``challenges`` feed (``live.account_feeds``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from challenges.errors import ChallengeError
 from challenges.models import FINAL_STATUSES, Challenge, ChallengeInvite, ChallengeStatus, InviteStatus
 from challenges.serializers import ChallengeOutput
 from core.errors import CoreCode
-from games.account_feeds import FeedItem
+from live.account_feeds import FeedItem
 from players.models import User
 
 FEED_EVENTS = {

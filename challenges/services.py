@@ -6,7 +6,7 @@ of two answers, a cancel and the expiry arriving together exactly one decides
 the outcome; the invites are only written under that lock. When the last
 invitee accepts, the table is created, filled and started through
 ``games.services`` in the same transaction, and the challenge points at it. The
-accounts concerned are woken on their stream (``games.account_feeds``) after
+accounts concerned are woken on their stream (``live.account_feeds``) after
 the commit.
 """
 
@@ -33,12 +33,12 @@ from challenges.models import (
     InviteStatus,
 )
 from core.errors import CoreCode
-from games import account_feeds
 from games import services as game_services
 from games.engine import Ruleset
 from games.errors import GameCode, GameError, engine_refusals
 from games.models import GameStatus, Seat
 from ladder import selectors as ladder_selectors
+from live import account_feeds
 from players.models import User
 
 #: How many accounts one challenge may invite (a table seats at most 14).

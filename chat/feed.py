@@ -1,4 +1,4 @@
-"""The chat on the game's stream (``games.game_feeds``): each viewer gets its own
+"""The chat on the game's stream (``live.game_feeds``): each viewer gets its own
 channel's new messages (``chat_message``) and removals (``chat_message_removed``)
 from the moment the stream opened."""
 
@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from chat import selectors
 from chat.serializers import ChatMessageOutput
-from games import game_feeds
+from live import game_feeds
 
 #: How far before its last read a stream asks for removals: more than two servers'
 #: clocks (or a commit's delay) may disagree by. Removals already sent are not sent again.

@@ -15,8 +15,8 @@ from chat.errors import ChatCode, ChatError
 from chat.models import MAX_LENGTH, ChatMessage
 from core import notify
 from core.errors import CoreCode
-from games.live import game_channel
 from games.models import GameStatus
+from live.hub import game_channel
 
 #: How long after a game's end its chat may still be written ("gg").
 WRITE_AFTER_END = timedelta(minutes=10)

@@ -13,8 +13,8 @@ from ops.metrics import metrics_page
 
 urlpatterns = [
     path("api/v1/", include("players.urls")),
-    path("api/v1/", include("games.urls")),
-    path("api/v1/", include("games.bot_views")),
+    path("api/v1/", include("live.urls")),
+    path("api/v1/", include("live.bot_views")),
     path("api/v1/", include("ops.urls")),
     path("api/v1/", include("moderation.urls")),
     path("api/v1/", include("challenges.urls")),

@@ -59,7 +59,7 @@ class SharedPoolRedisCache(RedisCache):
         self._class = SharedPoolRedisCacheClient
 
 
-#: Redis as this process sees it (shared by the cache and games.live's notices).
+#: Redis as this process sees it (shared by the cache and live.hub's notices).
 REDIS = Breaker("Redis")
 REDIS_ERRORS: tuple[type[BaseException], ...] = (
     redis_exceptions.ConnectionError,  # and BusyLoadingError, a restarted Redis loading its data

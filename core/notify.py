@@ -25,7 +25,7 @@ a client, never misleads one.
   Redis or while its subscription is down; a long safety net with it). When the
   subscription is back every waiter re-reads once, so nothing is missed.
 
-Channels: ``games.live`` names those of games; accounts have two here -
+Channels: ``live.hub`` names those of games; accounts have two here -
 ``user_channel`` (something happened in one of the account's games) and
 ``auth_channel`` (its tokens or its standing changed: streams re-check their
 right to go on).

@@ -1,9 +1,9 @@
 """Server-Sent Events on the wire: the text of a stream, its HTTP response, and its contract.
 
-Nothing here knows what a stream is about: ``games.streams`` decides what to send
+Nothing here knows what a stream is about: ``live.streams`` decides what to send
 and when; this module only says how an event, a keep-alive and the reconnect hint
 are written and how a resuming client's Last-Event-ID is read. The frames' schemas
-are the OpenAPI document's (``games.schema``).
+are the OpenAPI document's (``live.schema``).
 """
 
 from __future__ import annotations

@@ -161,7 +161,7 @@ def _game_head_sql() -> str:
 def event_tail(*, game_id: int, count: int) -> tuple[int, str, list[Event]] | None:
     """The game's seq and status and its last ``count`` events, ascending, read in one
     statement (one snapshot: the events end at that seq); None if it has no events
-    (or no such game). What a game's notice carries (``games.dispatch``): on the path
+    (or no such game). What a game's notice carries (``live.dispatch``): on the path
     of every change, so on PostgreSQL the statement is written out (the ORM's
     query building cost three times the round trip)."""
     if connection.vendor != "postgresql":

@@ -173,7 +173,7 @@ class GameAbortInput(serializers.Serializer):
 
 class MoveSubmitInput(serializers.Serializer):
     """A move as sent. The contract describes it as a ``oneOf`` of a play (with
-    ``tile`` and ``end``), a draw and a pass (``games.schema``, ``MoveSubmit``);
+    ``tile`` and ``end``), a draw and a pass (``live.schema``, ``MoveSubmit``);
     ``move_submit_input`` drops a draw's or a pass's ``tile`` and ``end``, members
     their shapes do not have."""
 

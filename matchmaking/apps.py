@@ -8,7 +8,7 @@ class MatchmakingConfig(AppConfig):
 
     def ready(self) -> None:
         # The error codes join the registry; the seeks join the account stream.
-        from games import account_feeds
+        from live import account_feeds
         from matchmaking import errors  # noqa: F401
         from matchmaking.feeds import SEEK_FEED
 

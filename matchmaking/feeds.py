@@ -1,4 +1,4 @@
-"""Seeks on the account stream (``GET /me/stream/``, ``games.account_feeds``): the
+"""Seeks on the account stream (``GET /me/stream/``, ``live.account_feeds``): the
 snapshot holds the account's waiting seek; each change of a seek is a frame -
 ``seek_waiting``, then ``seek_matched`` (with its ``game``), ``seek_expired`` or
 ``seek_cancelled``."""
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from games.account_feeds import AccountFeed, FeedItem
+from live.account_feeds import AccountFeed, FeedItem
 from matchmaking import selectors
 from matchmaking.models import SeekStatus
 from matchmaking.serializers import SeekOutput, seek_output

@@ -27,9 +27,9 @@ from django.utils.translation import gettext
 from bots.strategies import STRATEGIES
 from core import metrics
 from core.errors import ApiError, CoreCode
-from games import account_feeds
 from games import services as game_services
 from games.models import Game, GameStatus, Seat
+from live import account_feeds
 from matchmaking import hooks
 from matchmaking.errors import SeekCode, SeekError
 from matchmaking.matching import Candidate, RatingWindow, next_group, next_timeout

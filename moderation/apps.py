@@ -7,7 +7,7 @@ class ModerationConfig(AppConfig):
 
     def ready(self) -> None:
         from chat import guards as chat_guards  # apps ready: the guard reads models
-        from games import account_feeds
+        from live import account_feeds
         from moderation.feeds import WARNING_FEED
         from moderation.selectors import mute_refusal
 

@@ -1,4 +1,4 @@
-"""Warnings on the account stream (``GET /me/stream/``, ``games.account_feeds``): the
+"""Warnings on the account stream (``GET /me/stream/``, ``live.account_feeds``): the
 snapshot holds the account's unread warnings; a new one is a ``warning_issued``
 frame, and one read (``POST /me/warnings/{id}/acknowledge/``, from any client of
 the account) a ``warning_acknowledged`` frame."""
@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db.models import Q
 
-from games.account_feeds import AccountFeed, FeedItem
+from live.account_feeds import AccountFeed, FeedItem
 from moderation.models import PlayerWarning
 from moderation.serializers import WarningOutput
 

@@ -21,11 +21,11 @@ from chat import selectors as chat_selectors
 from chat import services as chat_services
 from chat.models import ChatMessage
 from core.errors import ApiError, CoreCode
-from games import account_feeds
 from games import services as game_services
 from games.engine import Match, full_view
 from games.errors import GameCode, GameError
 from games.models import Game
+from live import account_feeds
 from moderation.errors import ModerationCode, ModerationError
 from moderation.models import (
     AuditAction,

@@ -26,7 +26,7 @@ from django.db import connection
 from django.utils import timezone
 
 from core.redisconn import master_address, redis_client
-from games import turns
+from live import turns
 from ops.models import Heartbeat, HeartbeatKind
 from ops.tasks import SWEEP
 

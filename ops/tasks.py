@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from core import limits
-from games import dispatch
+from live import dispatch
 from ops import heartbeats
 from ops.models import HeartbeatKind
 

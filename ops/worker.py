@@ -3,7 +3,7 @@ added to the app in ``config/celery.py``).
 
 * Each time the worker starts - and each time it reconnects to the broker after
   losing it - it re-sends every pending bot turn and turn clock
-  (``games.dispatch.resend_pending``). A task lost with a killed worker or a
+  (``live.dispatch.resend_pending``). A task lost with a killed worker or a
   restarted broker therefore costs nothing more than the restart, with or without
   beat running. (A reconnecting worker has also dropped the timed tasks it held:
   Celery clears them with the old connection.)
@@ -61,7 +61,7 @@ class Recovery(bootsteps.StartStopStep):
         from django.conf import settings
         from django.utils import timezone
 
-        from games import dispatch
+        from live import dispatch
 
         self._connections += 1
         if self._started_at is None:

@@ -6,7 +6,7 @@ call a no-op), in processes of their own, alternated.
     python tools/metrics_bench.py [moves]      # default 200000
 
 A player's move in the web process: the request's counter and latency histogram
-(``core.request_context``), its acceptance (``games.dispatch``), the notices it publishes (three channels),
+(``core.request_context``), its acceptance (``live.dispatch``), the notices it publishes (three channels),
 the request id (a uuid and a context variable); a bot's move in the worker: the
 task's start and end (context, counter, run-time histogram), the bot's decision
 time, the move's acceptance and notices. Prints the process's CPU microseconds

@@ -23,7 +23,7 @@ STEPS = [
     ("engine", ["games/engine/"]),
     ("move + event rows, game row write", ["move_record", "events_append", "_finish", "_write (games"]),
     ("commit", ["commit (django/db/backends", "__exit__ (django/db/transaction.py"]),
-    ("publish + dispatch", ["dispatch.py", "core/notify.py", "games/live.py"]),
+    ("publish + dispatch", ["dispatch.py", "core/notify.py", "live/hub.py"]),
     # What is left inside the move service: on the old path, the seats' own query.
     ("seats read (the rest of move_submit)", ["move_submit (games/services/play.py"]),
     ("response build", ["games/output.py", "game_view (games/selectors.py"]),

@@ -123,7 +123,7 @@ SPECTACULAR_SETTINGS = {
         "core.schema.rename_components",
         "ratings.schema.add_components",
         "core.schema.name_parameter_enums",
-        "games.schema.add_components",
+        "live.schema.add_components",
     ],
 }
 

@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "core",
     "players",
     "games",
+    "live",  # live play, above the game record (games)
     "tools",
     "moderation",
     "ops",

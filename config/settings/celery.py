@@ -46,7 +46,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 else:
     # Long countdowns beyond the visibility timeout are redelivered (Celery's
     # Redis docs): turn deadlines live in the database, a periodic sweep catches
-    # them, and no countdown longer than games.dispatch.MAX_COUNTDOWN_SECONDS is sent.
+    # them, and no countdown longer than live.dispatch.MAX_COUNTDOWN_SECONDS is sent.
     # Short socket timeouts: a Redis that stopped answering is noticed in
     # seconds, not minutes, and a move never waits long on a dead broker.
     CELERY_BROKER_TRANSPORT_OPTIONS = {

@@ -1,4 +1,4 @@
-"""Live updates (``games.streams``, ``core.notify``): polling, keep-alives, how long clients may wait."""
+"""Live updates (``live.streams``, ``core.notify``): polling, keep-alives, how long clients may wait."""
 
 from config.settings.env import env
 

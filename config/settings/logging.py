@@ -15,7 +15,7 @@ LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").upper()
 #: The project's own loggers, at LOG_LEVEL by name: a Celery worker's ``-l`` sets the root
 #: logger's level (serve's worker runs ``-l warning``, for Celery's own chatter) and must
 #: not silence the project's lines, which carry the request ids across the hop.
-PROJECT_LOGGERS: tuple[str, ...] = ("core", "games", "players", "bots", "moderation", "ops", "challenges")
+PROJECT_LOGGERS: tuple[str, ...] = ("core", "games", "live", "players", "bots", "moderation", "ops", "challenges")
 PROJECT_LOGGERS += ("matchmaking", "ratings", "ladder", "chat", "config")
 
 LOGGING = {

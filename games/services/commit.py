@@ -11,8 +11,9 @@ clock, a moderator's action - does it inside ``game_change`` (or
         # or change.move_record(...), change.events_append(...), change.mark_moderated()
 
 When the block ends without an exception, the change saves the fields it
-touched and registers, for after the commit, the notice to live listeners and
-the follow-up task (the next bot turn, the turn clock: ``games.dispatch``); a change
+touched and registers, for after the commit, ``games.signals.committed``: live
+play's hook sends the notice to live listeners and the follow-up task (the next
+bot turn, the turn clock: ``live.dispatch``, above this layer); a change
 that finishes the match first sends ``games.signals.match_finished``, inside the
 transaction (ratings are updated with the final move, or not at all).  An
 exception rolls everything back and nothing is published.  A block that changes
@@ -38,7 +39,7 @@ from django.db.models import Field, Model
 from django.utils import timezone
 
 from core.errors import CoreCode
-from games import dispatch, engine, signals
+from games import engine, signals
 from games.engine import Match
 from games.engine import Move as EngineMove
 from games.errors import GameError
@@ -196,7 +197,7 @@ class GameChange:
         if self._finished:
             finished_seats = self.seats or seats or list(game.seats.select_related("player").order_by("number"))
             signals.match_finished.send(sender=Game, game=game, seats=finished_seats)
-        plan = dispatch.FollowUp(
+        plan = signals.FollowUp(
             game_id=game.pk,
             seq=game.seq,
             bot_turn=self._bot_turn,
@@ -208,7 +209,7 @@ class GameChange:
             events=tuple(self._new_events) if self._new_events else None,
             move_sources=tuple(str(move.source) for move in self._new_moves),
         )
-        transaction.on_commit(lambda: dispatch.after_commit(plan))
+        transaction.on_commit(lambda: signals.committed(plan))
 
 
 def _field(model: type[Model], name: str) -> Field[Any, Any]:

@@ -27,10 +27,11 @@ from django.utils.safestring import SafeString
 
 from bots.strategies import STRATEGIES
 from core.errors import ApiError
-from games import engine, selectors, turns
+from games import engine, selectors
 from games import services as game_services
 from games.engine import Match
 from games.models import Game, Move, MoveSource, Seat
+from live import turns
 from moderation import services as moderation
 from moderation.admin.actions import ModeratorPagesMixin, ReasonForm, error_text, reason_action, render_action_page
 from moderation.admin.audit import AuditEntryInline, ReadOnlyAdminMixin

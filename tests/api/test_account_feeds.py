@@ -1,4 +1,4 @@
-"""The account stream's feeds (``games.account_feeds``): what a stream sends of
+"""The account stream's feeds (``live.account_feeds``): what a stream sends of
 another app's items (quick play's seeks, challenges) and what the contract says of
 them. The apps' own tests follow their items over a real stream."""
 
@@ -12,9 +12,9 @@ import pytest
 from django.utils import timezone
 from rest_framework import serializers
 
-from games import account_feeds
-from games.account_feeds import AccountFeed, FeedItem
-from games.schema import _stream_components
+from live import account_feeds
+from live.account_feeds import AccountFeed, FeedItem
+from live.schema import _stream_components
 
 
 class TicketOutput(serializers.Serializer):

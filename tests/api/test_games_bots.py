@@ -60,7 +60,7 @@ def test_a_resigned_seat_is_played_by_its_bot(make_table, api_client):
 
 
 def test_the_list_says_how_strong_each_strategy_is(api_client):
-    from games.strength import measured
+    from live.strength import measured
 
     body = ok(api_client.get(BOTS))
     for row in body:

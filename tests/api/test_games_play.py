@@ -12,10 +12,10 @@ from rest_framework.exceptions import ValidationError
 
 from core.inputs import validated
 from games import selectors, services
-from games import views as game_views
 from games.engine import EVENT_TYPES
 from games.models import Event, Move, Seat
 from games.serializers import MoveSubmitInput, move_shape, move_submit_input
+from live import views as game_views
 from tests.api.games_helpers import (
     DRAW,
     DRAW_SETUP,
@@ -258,7 +258,7 @@ def test_resigning_on_your_turn_sends_the_bot_at_once(make_table, django_capture
     """The bot that takes the seat moves now, not when the turn clock runs out:
     the seat to move is a bot's, so the turn has no deadline and a bot turn is queued."""
     from config.celery import app as celery_app
-    from games import dispatch
+    from live import dispatch
 
     table = make_table(setup=PLAY_SETUP, turn_time_limit=60)
     assert table.game().turn_deadline is not None

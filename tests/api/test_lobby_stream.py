@@ -1,4 +1,4 @@
-"""The lobby on the account stream (``games.lobby_feed``), from a real web server
+"""The lobby on the account stream (``live.lobby_feed``), from a real web server
 (gunicorn + uvicorn on the test PostgreSQL, notices through Redis): someone else's
 new table, a seat taken at it and its start reach a signed-in account's stream as
 ``table_open`` / ``table_closed`` frames, well before the stream's poll (60 s)."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from games import account_feeds, lobby_feed
+from live import account_feeds, lobby_feed
 from players import services as player_services
 from tests.integration.web import SseClient, SseMessage, WebServer
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from challenges import selectors, services
 from challenges.models import Challenge
-from games import account_feeds
+from live import account_feeds
 
 pytestmark = pytest.mark.django_db
 

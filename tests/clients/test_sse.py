@@ -1,5 +1,5 @@
 """The kit's Server-Sent Events parser, on the frames the server sends
-(games/streams.py, core/sse.py) and on the corners of the format."""
+(live/streams.py, core/sse.py) and on the corners of the format."""
 
 from __future__ import annotations
 

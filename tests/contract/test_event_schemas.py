@@ -9,8 +9,8 @@ import yaml
 from openapi_schema_validator import OAS31Validator
 
 from games.engine import EVENT_TYPES, PLAYING, Match, Ruleset
-from games.schema import EVENT_PAYLOADS
 from games.serializers import ALL_EVENT_TYPES
+from live.schema import EVENT_PAYLOADS
 from tests.openapi_check import OPENAPI_PATH
 
 

@@ -39,7 +39,7 @@ from core.brokers import CLAIMED_FOLDER, REJECTED_FOLDER, TMP_FOLDER
 STOCK = "kombu.transport.filesystem:Transport"
 EMBEDDED = "core.brokers:FilesystemTransport"
 QUEUE = "celery"
-MESSAGE = {"body": "a whole message", "headers": {"task": "games.tasks.turn_clock"}, "properties": {"priority": 0}}
+MESSAGE = {"body": "a whole message", "headers": {"task": "live.tasks.turn_clock"}, "properties": {"priority": 0}}
 WAIT = 30  # seconds: a deadline for conditions that take milliseconds
 
 

@@ -25,7 +25,7 @@ import pytest
 
 from games import services
 from games.models import Game, GameStatus, Move
-from games.tasks import play_bot_turn
+from live.tasks import play_bot_turn
 from tests.integration.test_bots_and_clocks import FOUR_PLAYERS, assert_replays, bot_table, finished
 from tests.integration.workers import WITH_WORKERS, Worker, session_database_url, use_broker, wait_for
 

@@ -35,8 +35,8 @@ from typing import Any
 import pytest
 import yaml
 
-from games import account_feeds, game_feeds
 from games.engine import Match, Ruleset
+from live import account_feeds, game_feeds
 from tests.integration.generated_client import (
     GeneratedClient,
     Generation,

@@ -17,9 +17,10 @@ import pytest
 from django.db import connection
 
 from config.routing import bridged as request_bridged
-from games import services, streams
+from games import services
 from games.engine import Match
 from games.models import Game
+from live import streams
 from players import services as player_services
 from tests.integration.web import SseClient, SseMessage, WebServer
 from tests.integration.workers import wait_for

@@ -289,7 +289,7 @@ def test_a_worker_mid_task_and_holding_timed_tasks_survives_a_redis_restart(make
             game = Game.objects.get(pk=held_bot_turn(human, "memory://").pk)  # its task: sent by the test, below
             holder.execute("SELECT id FROM games_game WHERE id = %s FOR UPDATE", [game.pk])
             with use_broker(own_redis.url, "celery"):
-                from games.tasks import play_bot_turn
+                from live.tasks import play_bot_turn
 
                 play_bot_turn.delay(game.pk, game.seq)
             wait_for(lambda: _waiting(worker), 10, what="the task to be running (waiting for the row)")

@@ -25,8 +25,9 @@ from django.utils import timezone
 
 from core import notify
 from core.sse import KEEP_ALIVE
-from games import dispatch, live, output, selectors, streams
+from games import output, selectors
 from games.models import Event, Game, GameStatus
+from live import dispatch, hub, streams
 from players import selectors as player_selectors
 from players import services as player_services
 from players.models import ApiToken
@@ -50,7 +51,7 @@ def quiet(settings) -> None:
 @pytest.fixture
 def lost_notices(monkeypatch) -> None:
     """Commits publish nothing (a notice lost on the way): only the test's own notices come."""
-    monkeypatch.setattr(live, "publish", lambda **kwargs: None)
+    monkeypatch.setattr(hub, "publish", lambda **kwargs: None)
 
 
 class Follow:
@@ -74,7 +75,7 @@ class Follow:
         async def main() -> None:
             self._loop, self._task = asyncio.get_running_loop(), asyncio.current_task()
             started.set()
-            channel = live.game_channel(self.game_id)
+            channel = hub.game_channel(self.game_id)
             frames = streams.event_stream({}, channel, self.reader.read, self.credentials)
             async for chunk in frames:  # one write may carry several frames
                 for frame in chunk.split("\n\n"):
@@ -150,14 +151,14 @@ def seq_of(game_id: int) -> int:
 
 
 def notice(game_id: int, events: list[Event] | None = None, **changes: Any) -> dict[str, Any]:
-    """A game notice as ``games.dispatch`` publishes it, of ``events`` (default: the game's
+    """A game notice as ``live.dispatch`` publishes it, of ``events`` (default: the game's
     last ``NOTICE_EVENTS``), with ``changes`` made to it."""
     tail = selectors.event_tail(game_id=game_id, count=dispatch.NOTICE_EVENTS)
     assert tail is not None
     seq, status, last = tail
     if events is not None:
         seq = events[-1].seq
-    message = live.game_notice(game_id=game_id, seq=seq, status=status, events=last if events is None else events)
+    message = hub.game_notice(game_id=game_id, seq=seq, status=status, events=last if events is None else events)
     return {**message, **changes}
 
 
@@ -171,7 +172,7 @@ def assert_ids(got: list[tuple[int, str, dict[str, Any]]], first: int, last: int
 
 
 def publish_to(game_id: int, message: Any) -> None:
-    live.HUB.notify([live.game_channel(game_id)], message)
+    hub.HUB.notify([hub.game_channel(game_id)], message)
 
 
 def test_a_commits_notice_brings_its_events_without_a_read(make_player, quiet, follow):
@@ -313,7 +314,7 @@ def test_a_notice_from_another_process_through_redis_brings_its_events(
     stream = follow(game.pk, game.seq)
     # The stream is handed over once Redis has confirmed its channel: one read, no second
     # "in case something was published while subscribing".
-    wait_for(lambda: live.HUB.listening and stream.reader.reads >= 1, DEADLINE, what="the Redis subscription")
+    wait_for(lambda: hub.HUB.listening and stream.reader.reads >= 1, DEADLINE, what="the Redis subscription")
     stream.idle("the first read, with the subscription confirmed before it")
     reads = stream.reader.reads
     assert reads == 1
@@ -322,7 +323,7 @@ def test_a_notice_from_another_process_through_redis_brings_its_events(
     try:
         for _ in range(3):
             move_once(game.pk, players)
-            other.publish(live.game_channel(game.pk), json.dumps(notice(game.pk)))
+            other.publish(hub.game_channel(game.pk), json.dumps(notice(game.pk)))
             got += stream.until(seq_of(game.pk))
     finally:
         other.close()
@@ -338,7 +339,7 @@ def test_with_redis_gone_the_stream_polls_the_database(make_player, lost_notices
     game, players = duel(make_player)
     stream = follow(game.pk, game.seq)
     stream.idle("the first read")
-    assert not live.HUB.listening
+    assert not hub.HUB.listening
     for _ in range(2):
         move_once(game.pk, players)
     head = seq_of(game.pk)
@@ -356,7 +357,7 @@ def test_a_notice_that_could_not_reach_redis_is_made_good_by_the_next_that_does(
     settings.REDIS_URL = redis_url
     game, players = duel(make_player)
     stream = follow(game.pk, game.seq)
-    wait_for(lambda: live.HUB.listening and stream.reader.reads >= 1, DEADLINE, what="the Redis subscription")
+    wait_for(lambda: hub.HUB.listening and stream.reader.reads >= 1, DEADLINE, what="the Redis subscription")
     stream.idle("the first read, with the subscription confirmed before it")
     reads = stream.reader.reads
     move_once(game.pk, players)  # its notice: lost on the way (lost_notices)
@@ -535,7 +536,7 @@ def test_an_open_stream_keeps_its_snapshot_as_text_only(quiet):
     async def scenario() -> None:
         snapshot = Snapshot(game={"id": 7, "seq": 3})
         dropped = weakref.ref(snapshot)
-        frames = streams.event_stream(snapshot, live.game_channel(7), read, None)
+        frames = streams.event_stream(snapshot, hub.game_channel(7), read, None)
         assert isinstance(frames, AsyncGenerator)
         del snapshot
         first = await frames.__anext__()

@@ -9,8 +9,9 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from games import services, turns
+from games import services
 from games.models import Game, Move
+from live import turns
 from ops.models import Heartbeat
 from tests.integration.test_bots_and_clocks import FOUR_PLAYERS, bot_table
 from tests.integration.workers import WITH_WORKERS, wait_for

@@ -1,4 +1,4 @@
-"""Warnings reach the player's account stream (``games.account_feeds``): unread ones
+"""Warnings reach the player's account stream (``live.account_feeds``): unread ones
 in the snapshot, a new one as ``warning_issued``, a read one as
 ``warning_acknowledged`` - the player's own, nobody else's, and never who reported."""
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from games import account_feeds
+from live import account_feeds
 from moderation import services
 
 pytestmark = pytest.mark.django_db

@@ -35,8 +35,8 @@ from core import notify
 from core.processes import celery_command
 from games import services
 from games.engine import Match
-from games.live import game_channel
 from games.models import Game, GameStatus, Move
+from live.hub import game_channel
 from players.models import User
 
 POLL_SECONDS = 0.0005

@@ -1,7 +1,7 @@
 """What running games wait for from a worker, read from the database.
 
 The database is the record of what is due; a task on the broker is only a
-reminder of it. ``games.dispatch`` re-sends from here what a lost task would have
+reminder of it. ``live.dispatch`` re-sends from here what a lost task would have
 done (the sweep, a worker that starts), and the health report counts what is late.
 """
 

@@ -1,20 +1,22 @@
 """What happens after a game's transaction commits: live notices, follow-up tasks;
 and how lost follow-ups are found again.
 
-Every state change ends in ``after_commit``, registered with ``transaction.on_commit``
-when a ``game_change`` block leaves (``games.services.commit.GameChange``). A
+Every state change ends in ``after_commit``: a ``game_change`` block that leaves
+(``games.services.commit.GameChange``) registers ``games.signals.committed`` with
+``transaction.on_commit``, whose hook this is (``LiveConfig.ready`` adds it: the
+record below never imports live play). A
 task carries the game id and the seq it expects; it re-locks the game and does
 nothing if the game has moved on, so a duplicate or late task is harmless.
 
 A task is only a reminder: what is due lives in the database
-(``games.turns``). A task lost with a killed worker, a restarted
+(``live.turns``). A task lost with a killed worker, a restarted
 broker or a broker that was down when the move committed is sent again by
 ``resend``: by the periodic sweep (``ops.tasks.sweep``: whatever is overdue) and
 by every worker when it starts or reconnects to the broker (``ops.worker``:
 everything pending, with countdowns to when it is due).
 
 Tasks are sent by name (``BOT_TURN_TASK``, ``TURN_CLOCK_TASK``): the games
-services must not import the tasks that call them (``games.tasks`` is above
+services must not import the tasks that call them (``live.tasks`` is above
 them), and the names are the tasks' public identity on the broker anyway.
 """
 
@@ -22,7 +24,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from celery import current_app
@@ -30,9 +31,11 @@ from django.utils import timezone
 
 from core import metrics
 from core.breaker import Breaker
-from games import live, selectors, turns
+from games import selectors
 from games.models import Event, GameStatus, Seat
-from games.turns import PendingTurn
+from games.signals import FollowUp
+from live import hub, turns
+from live.turns import PendingTurn
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +45,7 @@ MAX_COUNTDOWN_SECONDS = 600
 # The sweep leaves a bot turn this long past its due time before re-sending it
 # (its own task is normally on its way).
 BOT_GRACE = timedelta(seconds=5)
-#: The names the follow-up tasks are registered under (both in ``games.tasks``; the bot
+#: The names the follow-up tasks are registered under (both in ``live.tasks``; the bot
 #: turn's name is kept from when the task lived in the ``bots`` app).
 BOT_TURN_TASK = "bots.play_bot_turn"
 TURN_CLOCK_TASK = "games.turn_timeout"
@@ -56,21 +59,6 @@ NOTICE_EVENTS = 6
 BROKER = Breaker("the Celery broker")
 
 
-@dataclass(frozen=True)
-class FollowUp:
-    game_id: int
-    seq: int
-    bot_turn: bool
-    bot_delay_ms: int
-    deadline: datetime | None
-    user_ids: tuple[int, ...] | None = None  # the seated accounts; None: look them up
-    # The game's status at ``seq`` and the change's events (ending at ``seq``), when the
-    # change hands them over; None: the notice reads the last events itself.
-    status: GameStatus | str | None = None
-    events: tuple[Event, ...] | None = None
-    move_sources: tuple[str, ...] = ()  # who made the moves the change recorded (counted once committed)
-
-
 def after_commit(plan: FollowUp) -> None:
     """Tell listeners the game moved, then send the follow-up task (if any)."""
     for source in plan.move_sources:
@@ -82,7 +70,7 @@ def after_commit(plan: FollowUp) -> None:
                 "player_id", flat=True
             )
         seq, status, events = _notice_events(plan)
-        live.publish(
+        hub.publish(
             game_id=plan.game_id,
             seq=seq,
             user_ids=[p for p in players if p is not None],
@@ -105,7 +93,7 @@ LOBBY_EXITS = frozenset({"game_started", "game_aborted"})
 
 
 def _lobby_change(status: str | None, events: tuple[Event, ...]) -> bool:
-    """Does the change concern the lobby's open tables (``games.lobby_feed``)? An
+    """Does the change concern the lobby's open tables (``live.lobby_feed``)? An
     open table's every change, its start and its abort; a bare notice (status
     unknown) too. A running game's moves do not."""
     return status is None or status == GameStatus.OPEN or any(e.type in LOBBY_EXITS for e in events)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import live_views, views
+from live import stream_views, views
 
 urlpatterns = [
     path("games/", views.GameListCreateApi.as_view(), name="games"),
@@ -13,10 +13,10 @@ urlpatterns = [
     path("games/<int:game_id>/resign/", views.GameResignApi.as_view(), name="game-resign"),
     path("games/<int:game_id>/return/", views.GameReturnApi.as_view(), name="game-return"),
     path("games/<int:game_id>/moves/", views.GameMovesApi.as_view(), name="game-moves"),
-    path("games/<int:game_id>/events/", live_views.GameEventsApi.as_view(), name="game-events"),
-    path("games/<int:game_id>/stream/", live_views.GameStreamApi.as_view(), name="game-stream"),
+    path("games/<int:game_id>/events/", stream_views.GameEventsApi.as_view(), name="game-events"),
+    path("games/<int:game_id>/stream/", stream_views.GameStreamApi.as_view(), name="game-stream"),
     path("games/<int:game_id>/hands/", views.GameHandsApi.as_view(), name="game-hands"),
     path("games/<int:game_id>/hands/<int:number>/", views.GameHandDetailApi.as_view(), name="game-hand"),
-    path("me/stream/", live_views.AccountStreamApi.as_view(), name="me-stream"),
+    path("me/stream/", stream_views.AccountStreamApi.as_view(), name="me-stream"),
     path("games/<int:game_id>/record/", views.GameRecordApi.as_view(), name="game-record"),
 ]

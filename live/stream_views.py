@@ -3,7 +3,7 @@
 A waiting client holds neither a thread nor a database connection, so hundreds
 of them do not slow the views that serve moves. The long-poll is a coroutine
 (``core.async_views``). A stream view is a plain view: it validates its input,
-reads the snapshot and answers with the stream's iterator (``games.streams``),
+reads the snapshot and answers with the stream's iterator (``live.streams``),
 which the server then drives on its event loop (``core.wsgi_bridge``); the text
 on the wire is ``core.sse``'s.
 """
@@ -25,8 +25,9 @@ from core.inputs import validated
 from core.renderers import JSONRenderer
 from core.schema import problem_responses
 from core.sse import EventStreamRenderer, last_event_id, stream_response
-from games import account_feeds, game_feeds, output, selectors, streams
+from games import output, selectors
 from games.serializers import AccountGameOutput, EventPageOutput, EventsQueryInput
+from live import account_feeds, game_feeds, streams
 from players.models import User
 
 MAX_LAST_EVENT_ID = 10**10 - 1  # what the parameter's pattern allows (ten digits)
@@ -104,7 +105,7 @@ class GameStreamApi(APIView):
     renderer_classes = [EventStreamRenderer, JSONRenderer]
 
     @property
-    def schema_components(self) -> list[type]:  # the feeds' frames' data (games.schema)
+    def schema_components(self) -> list[type]:  # the feeds' frames' data (live.schema)
         return [feed.serializer for feed in game_feeds.feeds()]
 
     @extend_schema(
@@ -154,7 +155,7 @@ class AccountStreamApi(APIView):
     renderer_classes = [EventStreamRenderer, JSONRenderer]
 
     @property
-    def schema_components(self) -> list[type]:  # the frames' data (games.schema), the feeds' too
+    def schema_components(self) -> list[type]:  # the frames' data (live.schema), the feeds' too
         return [AccountGameOutput, *(feed.serializer for feed in account_feeds.feeds())]
 
     @extend_schema(

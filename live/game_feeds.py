@@ -12,7 +12,7 @@ feed when it starts (``AppConfig.ready``)::
     ))
 
 and, after each commit that changes something it shows, publishes a notice on
-the game's channel (``games.live.game_channel``) that is not a game notice. The
+the game's channel (``live.hub.game_channel``) that is not a game notice. The
 stream starts each feed when it opens ("from now": what came before is the
 feed's own API's business), and asks every feed for its frames whenever it
 reads the database - on such a notice and on its poll - sending them without an

@@ -1,4 +1,4 @@
-"""The lobby on the account stream (``GET /me/stream/``, ``games.account_feeds``):
+"""The lobby on the account stream (``GET /me/stream/``, ``live.account_feeds``):
 the open tables, so that a signed-in client's lobby follows new tables, seats
 taken and left, and tables that start or are aborted without re-reading the list.
 
@@ -8,7 +8,7 @@ taken and left, and tables that start or are aborted without re-reading the list
 * ``table_closed``: a table the stream showed left the lobby (started or aborted).
 
 Every change of an open table (and its start or abort) publishes a notice on the
-lobby channel (``games.live.lobby_channel``, from ``games.dispatch``), which every
+lobby channel (``live.hub.lobby_channel``, from ``live.dispatch``), which every
 account stream listens to besides its own."""
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from games import account_feeds, output, selectors
-from games.account_feeds import AccountFeed, FeedItem
-from games.live import LOBBY_NOTICE
+from games import output, selectors
 from games.models import GameStatus
 from games.serializers import GameSummaryOutput
+from live import account_feeds
+from live.account_feeds import AccountFeed, FeedItem
+from live.hub import LOBBY_NOTICE
 
 #: How many open tables the snapshot and each read hold (the newest).
 LOBBY_FEED_TABLES = 50

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from games import account_feeds, game_feeds
 from games.serializers import ALL_EVENT_TYPES
+from live import account_feeds, game_feeds
 
 
 def ref(name: str) -> dict[str, str]:

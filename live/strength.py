@@ -1,4 +1,4 @@
-"""What the arena measured of each server-bot strategy (``games/strength.json``),
+"""What the arena measured of each server-bot strategy (``live/strength.json``),
 as ``GET /bots/`` lists it: how often it wins against a reference line-up, and
 what a decision costs. Measured, not computed here: ``docs/bots.md`` gives the
 arena commands that wrote the file, and running them again refreshes it."""

@@ -1,10 +1,10 @@
 """The fan-out hub of games: which channels a game's changes wake, what a game's
 notice carries, and the waiting side.
 
-``publish`` is called after every commit (``games.dispatch.after_commit``), by web
+``publish`` is called after every commit (``live.dispatch.after_commit``), by web
 processes and workers alike, on ``cf:game:<id>`` and on the ``cf:user:<id>``
 channel of every account seated at the game; ``core.notify`` does the waking,
-across processes through Redis when it is configured. ``games.streams`` waits on
+across processes through Redis when it is configured. ``live.streams`` waits on
 the same channels with ``HUB.subscription`` and re-reads the database at least
 every ``poll_seconds()``.
 
@@ -58,7 +58,7 @@ def game_channel(game_id: int) -> str:
 
 
 def lobby_channel() -> str:
-    """Where a change of the lobby's open tables is told (``games.lobby_feed``):
+    """Where a change of the lobby's open tables is told (``live.lobby_feed``):
     every account stream listens to it."""
     return f"{notify.PREFIX}lobby"
 

@@ -1,6 +1,6 @@
 """Waiting for games to change: the long-poll's wait, and what both event streams send when.
 
-A waiter subscribes to its channels (``games.live``) before it reads, reads the
+A waiter subscribes to its channels (``live.hub``) before it reads, reads the
 database each time a notice wakes it (or the poll interval passes), and sends
 what it has not sent yet: a notice says "look again", so a resumed stream or
 a repeated long-poll never skips or repeats an event. A game's stream may skip
@@ -32,8 +32,11 @@ from core import metrics
 from core.async_views import db_call
 from core.notify import Notice, auth_channel, spread
 from core.sse import KEEP_ALIVE, retry_hint, sse
-from games import account_feeds, game_feeds, selectors
-from games.live import (
+from games import selectors
+from games.models import GameStatus
+from games.serializers import AccountGameOutput
+from live import account_feeds, game_feeds
+from live.hub import (
     HUB,
     GameNotice,
     database_tag,
@@ -43,8 +46,6 @@ from games.live import (
     poll_seconds,
     user_channel,
 )
-from games.models import GameStatus
-from games.serializers import AccountGameOutput
 from players import selectors as player_selectors
 
 OVER = (GameStatus.FINISHED, GameStatus.ABORTED)
@@ -234,7 +235,7 @@ class _GameReader:
     that goes on from ``after`` sends its frames from ``after + 1`` (and ``end``
     when the game is over at its seq); one that starts past ``after + 1`` (a gap)
     sends the reader to the database for the rest. Each database read also asks
-    the other apps' feeds (``games.game_feeds``, e.g. the table chat) for the
+    the other apps' feeds (``live.game_feeds``, e.g. the table chat) for the
     viewer's frames (sent without ``id:``)."""
 
     def __init__(self, game_id: int, after: int, viewer: Any = None, feeds: dict[str, Any] | None = None) -> None:
@@ -317,7 +318,7 @@ def game_stream(
 
 class _AccountReader:
     """What changed in the account's games since the last read: game_over,
-    game_started, your_turn; and in the other apps' feeds (``games.account_feeds``).
+    game_started, your_turn; and in the other apps' feeds (``live.account_feeds``).
     The stream never ends by itself."""
 
     def __init__(self, user: Any, games: list[dict[str, Any]], feeds: account_feeds.FeedState | None) -> None:

@@ -99,7 +99,7 @@ def notify_accounts(user_ids: Iterable[int]) -> None:
         transaction.on_commit(lambda: notify.publish(channels, {"feed": True}))
 
 
-# -- what the stream does with them (games.streams) ---------------------------------
+# -- what the stream does with them (live.streams) ---------------------------------
 
 #: How far before its last read a stream asks for changed items: more than the
 #: clocks of two servers (or a commit's delay) may disagree by. Versions already

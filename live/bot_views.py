@@ -1,5 +1,5 @@
 """GET /api/v1/bots/: the server-bot strategies a seat can be filled with (the
-registry is ``bots.strategies``; what the arena measured, ``games.strength``)."""
+registry is ``bots.strategies``; what the arena measured, ``live.strength``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from bots.strategies import STRATEGIES
 from games.serializers import BotStrategyOutput
-from games.strength import measured
+from live.strength import measured
 
 
 class BotStrategyListApi(APIView):
