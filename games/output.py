@@ -4,10 +4,10 @@ Fast twin of ``games/serializers.py`` (the contract's shapes); ``tests/api/test_
 keeps the two equal.
 
 ``games.serializers`` declares these shapes for the contract (``openapi.yaml``).
-Building them through DRF's nested serializers cost about a quarter of a move
-request (every nested serializer deep-copies its declared fields each time it
-is made), so the hot answers - a game as one viewer sees it, a move's answer,
-events and the lobby list - are built here instead. ``tests/api/test_output.py``
+Building them through DRF's nested serializers is slow (every nested serializer
+deep-copies its declared fields each time it is made; docs/performance.md,
+"Measurements behind the code"), so the hot answers - a game as one viewer sees
+it, a move's answer, events and the lobby list - are built here instead. ``tests/api/test_output.py``
 checks, on games in every status and for every kind of viewer, that each
 builder answers exactly what its serializer would.
 """
