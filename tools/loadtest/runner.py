@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from tools.loadtest.clients import Client, Run, sign_up
-from tools.loadtest.connection import Http
+from tools.loadtest.connection import Http, uses_tls
 from tools.loadtest.cpu import CpuSnapshot, GroupSample, ServerCpu, cpu_line, tree_rss_bytes
 from tools.loadtest.follow import GameStreams
 from tools.loadtest.idle import IdleStreams
@@ -48,6 +48,8 @@ def run_loadtest(
     if options.idle_mode not in IDLE_MODES:
         raise LoadTestError(f"--idle-mode is one of {', '.join(IDLE_MODES)}")
     host, port = parse_url(options.url)
+    if uses_tls(host, port) and (options.follow == "stream" or options.idle_streams):
+        raise LoadTestError("streams (--follow stream, --idle-streams) are plain HTTP only: give an http:// URL")
     if accounts is not None and len(accounts) < options.clients:
         raise LoadTestError(f"{options.clients} clients need as many accounts, not {len(accounts)}")
     run = Run(options)
