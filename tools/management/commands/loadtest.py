@@ -31,7 +31,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tools.loadtest.compare import run_comparison
 from tools.loadtest.connection import use_tls
 from tools.loadtest.cpu import ServerCpu
-from tools.loadtest.options import FOLLOW_MODES, IDLE_MODES, LoadTestError, Options
+from tools.loadtest.options import CLUSTER_SUBNET, FOLLOW_MODES, IDLE_MODES, LoadTestError, Options
 from tools.loadtest.runner import run_loadtest
 from tools.loadtest.spawn import DEFAULT_DATABASE_URL, spawned_server
 from tools.loadtest.versus import Side, Versus, run_versus
@@ -222,7 +222,9 @@ class Command(BaseCommand):
                     first = self._spawn_side(stack, options, config.url, "one-box", {}, out)
                 else:
                     first = Side("first", config.url, options["server_pid"])
-                sides = [first, Side(options.get("compare_label") or "other", options["compare_url"])]
+                other = urlsplit(options["compare_url"]).hostname or ""
+                label = "cluster" if other.startswith(CLUSTER_SUBNET + ".") else "other"
+                sides = [first, Side(label, options["compare_url"])]
             return run_versus(config, sides, repeat, out)
 
     def _spawn_side(
@@ -234,15 +236,17 @@ class Command(BaseCommand):
         env: dict[str, str],
         out: Callable[[str], None],
     ) -> Side:
-        """A spawned server for one side; with ``env``, on a database, a Celery queue and
-        Redis keys of its own, so that neither side's worker takes the other's tasks."""
-        overrides = dict(env)
-        if env:
-            database = os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
-            overrides["DATABASE_URL"] = _with_path(database, f"{urlsplit(database).path.lstrip('/')}_{_key(label)}")
-            tag = f"loadtest-{label}-{os.getpid()}"
-            overrides["CELERY_QUEUE"] = overrides["CACHE_KEY_PREFIX"] = tag
-            overrides["METRICS_DIR"] = str(Path(settings.BASE_DIR) / ".run" / f"loadtest-{label}" / "metrics")
+        """A spawned server for one side, on a database, a Celery queue and Redis keys of
+        its own, so that neither side's worker takes the other's tasks; ``env`` last."""
+        database = os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
+        tag = f"loadtest-{label}-{os.getpid()}"
+        overrides = {
+            "DATABASE_URL": _with_path(database, f"{urlsplit(database).path.lstrip('/')}_{_key(label)}"),
+            "CELERY_QUEUE": tag,
+            "CACHE_KEY_PREFIX": tag,
+            "METRICS_DIR": str(Path(settings.BASE_DIR) / ".run" / f"loadtest-{label}" / "metrics"),
+            **env,
+        }
         server = stack.enter_context(
             spawned_server(
                 url,
