@@ -117,19 +117,19 @@ class Versus:
                 f"{report.percentile(0.99):>8.1f}{sum(report.errors.values()):>7}{_fmt(web):>8}"
             )
         out.append("")
-        out.append(f"{'median':<16}{'moves/s (range)':>22}{'p50 ms':>8}{'p99 ms (range)':>22}{'web ms':>8}")
+        out.append(f"{'median':<16}{'moves/s (range)':>22}{'p50 ms':>9}{'p99 ms (range)':>24}{'web ms':>8}")
         for label in self.labels:
             s = self.summary(label)
             web = s["web_cpu_ms_per_move"]
             out.append(
-                f"{label:<16}{_mid(s['moves_per_second'], 1):>22}{s['p50_ms']['median']:>8.1f}"
-                f"{_mid(s['p99_ms'], 1):>22}{_fmt(web['median'] if web else None):>8}"
+                f"{label:<16}{_mid(s['moves_per_second'], 1):>22}{s['p50_ms']['median']:>9.1f}"
+                f"{_mid(s['p99_ms'], 1):>24}{_fmt(web['median'] if web else None):>8}"
             )
         r = self.ratios()
         spread = r["moves_per_second_by_repetition"]
         out.append(
             f"{f'{b}/{a}':<16}{_fmt(r['moves_per_second'], 3) + (f' ({spread[0]:.3f}-{spread[1]:.3f})' if spread else ''):>22}"
-            f"{_fmt(r['p50_ms'], 3):>8}{_fmt(r['p99_ms'], 3):>22}{_fmt(r['web_cpu_ms_per_move'], 3):>8}"
+            f"{_fmt(r['p50_ms'], 3):>9}{_fmt(r['p99_ms'], 3):>24}{_fmt(r['web_cpu_ms_per_move'], 3):>8}"
         )
         errors = sum(self.summary(label)["errors"] for label in self.labels)
         out.append(f"errors: {errors}")
