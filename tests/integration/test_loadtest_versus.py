@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -33,7 +35,13 @@ def test_compare_metrics_plays_a_server_with_metrics_and_one_without(
     monkeypatch.setenv("DATABASE_URL", session_database_url())
     monkeypatch.setenv("REDIS_URL", redis_url)
     monkeypatch.delenv("CELERY_BROKER_URL", raising=False)  # the tests' memory://: the worker would hear nothing
-    folders = {side: settings.BASE_DIR / ".run" / f"loadtest-metrics-{side}" / "metrics" for side in ("on", "off")}
+    root = os.environ.get("METRICS_DIR")  # the tests' own (tests/services.py): each side's folder in it
+    folders = {
+        side: Path(root) / f"metrics-{side}"
+        if root
+        else settings.BASE_DIR / ".run" / f"loadtest-metrics-{side}" / "metrics"
+        for side in ("on", "off")
+    }
     for folder in folders.values():
         shutil.rmtree(folder, ignore_errors=True)
     out = io.StringIO()

@@ -244,7 +244,12 @@ class Command(BaseCommand):
             "DATABASE_URL": _with_path(database, f"{urlsplit(database).path.lstrip('/')}_{_key(label)}"),
             "CELERY_QUEUE": tag,
             "CACHE_KEY_PREFIX": tag,
-            "METRICS_DIR": str(Path(settings.BASE_DIR) / ".run" / f"loadtest-{label}" / "metrics"),
+            # Under METRICS_DIR when it is set (e.g. a tmpfs), else under .run.
+            "METRICS_DIR": str(
+                Path(os.environ["METRICS_DIR"]) / label
+                if os.environ.get("METRICS_DIR")
+                else Path(settings.BASE_DIR) / ".run" / f"loadtest-{label}" / "metrics"
+            ),
             **env,
         }
         server = stack.enter_context(
