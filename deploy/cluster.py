@@ -8,7 +8,12 @@ processes really talk over a network that can be cut::
     redis1 redis2      Redis master and replica, a sentinel on each
     web1 web2          the app's web server (gunicorn, config/gunicorn.conf.py)
     worker1 worker2    a Celery worker and a beat each (one beat sends: ops.beat's lease)
-    lb                 HAProxy (port 80: the web hosts; 5000: the database primary), the third sentinel
+    lb                 HAProxy (port 443: TLS, to the web hosts; 80: a redirect to https;
+                       5000: the database primary), the third sentinel
+
+HAProxy terminates TLS with a certificate made at ``up`` by a certificate authority
+of the cluster's own (``CLUSTER_DIR/tls``: never committed, made again by every
+``up``); clients verify the load balancer against ``CLUSTER_DIR/tls/ca.crt``.
 
 The engines' configuration files are the ones under ``deploy/`` (their ``$names``
 filled in here); the app's environment is ``deploy/app/cluster.env``. Everything
@@ -34,6 +39,7 @@ import os
 import secrets
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -85,7 +91,21 @@ def veth(host: str) -> str:
 
 
 def lb_url() -> str:
-    return f"http://{address('lb')}"
+    return f"https://{address('lb')}"
+
+
+def tls_dir() -> Path:
+    return CLUSTER_DIR / "tls"
+
+
+def ca_file() -> Path:
+    """The cluster's certificate authority: what clients verify the load balancer with."""
+    return tls_dir() / "ca.crt"
+
+
+def ssl_context() -> ssl.SSLContext:
+    """A client's TLS context that trusts the cluster's authority only."""
+    return ssl.create_default_context(cafile=str(ca_file()))
 
 
 def log(message: str) -> None:
@@ -336,11 +356,42 @@ def start_sentinel(host: str) -> None:
     spawn(host, "sentinel", ["redis-sentinel", str(config)])
 
 
+def make_certificates() -> None:
+    """A certificate authority of the cluster's own and the load balancer's certificate
+    signed by it (for its address), in ``tls_dir()``; HAProxy reads ``lb.pem``
+    (certificate, then key). Made with openssl at every ``up``, never committed."""
+    folder = tls_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o700)
+    ca_key, ca_crt = folder / "ca.key", ca_file()
+    key, csr, crt = folder / "lb.key", folder / "lb.csr", folder / "lb.crt"
+    ext = folder / "lb.ext"
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    ca_ext = ["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]
+    run("openssl", "req", "-x509", *ec, "-keyout", str(ca_key), "-out", str(ca_crt), "-days", "30",
+        "-subj", "/CN=chickenfoot cluster CA", *ca_ext)  # fmt: skip
+    run("openssl", "req", *ec, "-keyout", str(key), "-out", str(csr), "-subj", f"/CN={address('lb')}")
+    ext.write_text(
+        f"subjectAltName=IP:{address('lb')}\nbasicConstraints=CA:FALSE\n"
+        "keyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n"
+    )
+    run("openssl", "x509", "-req", "-in", str(csr), "-CA", str(ca_crt), "-CAkey", str(ca_key), "-CAcreateserial",
+        "-out", str(crt), "-days", "30", "-extfile", str(ext))  # fmt: skip
+    pem = folder / "lb.pem"
+    pem.write_text(crt.read_text() + key.read_text())
+    pem.chmod(0o600)
+    ca_crt.chmod(0o644)
+
+
 def start_lb() -> None:
     config = host_dir("lb") / "haproxy.cfg"
     web = "\n".join(f"    server {h} {address(h)}:{WEB_PORT} check" for h in WEB_HOSTS)
     db = "\n".join(f"    server {h} {address(h)}:5432 check port 8008" for h in DB_HOSTS)
-    config.write_text(render("haproxy/haproxy.cfg", "lb", web_servers=web, db_servers=db))
+    if not (tls_dir() / "lb.pem").exists():
+        make_certificates()
+    config.write_text(
+        render("haproxy/haproxy.cfg", "lb", web_servers=web, db_servers=db, tls_pem=str(tls_dir() / "lb.pem"))
+    )
     run("haproxy", "-c", "-q", "-f", str(config))
     spawn("lb", "haproxy", ["haproxy", "-W", "-db", "-f", str(config)])
 
@@ -443,8 +494,13 @@ def psql(host: str, sql: str, database: str = "postgres") -> str:
 
 
 def healthy(host: str) -> bool:
-    base = lb_url() if host == "lb" else f"http://{address(host)}:{WEB_PORT}"
-    with urllib.request.urlopen(f"{base}/api/v1/health/", timeout=5) as response:
+    """The health check through the load balancer (``lb``: over HTTPS, verified
+    against the cluster's authority) or of one web host (plain HTTP, as HAProxy asks)."""
+    if host == "lb":
+        url, context = f"{lb_url()}/api/v1/health/", ssl_context()
+    else:
+        url, context = f"http://{address(host)}:{WEB_PORT}/api/v1/health/", None
+    with urllib.request.urlopen(url, timeout=5, context=context) as response:
         return bool(response.status == 200)
 
 
@@ -490,6 +546,8 @@ def up() -> None:
     CLUSTER_DIR.mkdir(parents=True)
     CLUSTER_DIR.chmod(0o755)
     started = time.monotonic()
+    make_certificates()
+    log(f"tls: the load balancer's certificate, and the authority to verify it: {ca_file()}")
     network_up()
     log(f"network: {len(HOSTS)} namespaces on bridge {BRIDGE} ({SUBNET}.0/24)")
     for host in DB_HOSTS:
@@ -523,6 +581,7 @@ def up() -> None:
         wait(f"{host}'s health", lambda h=host: healthy(h), timeout=180)
     wait("the load balancer", lambda: healthy("lb"), timeout=60)
     log(f"up in {time.monotonic() - started:.0f} s; logs under {CLUSTER_DIR}")
+    log(f"clients verify it with {ca_file()} (e.g. curl --cacert {ca_file()} {lb_url()}/api/v1/health/)")
     print(lb_url())
 
 
@@ -538,7 +597,7 @@ def down() -> None:
 
 
 def status() -> None:
-    print(f"load balancer: {lb_url()}")
+    print(f"load balancer: {lb_url()} (certificate authority: {ca_file()})")
     print(f"database primary: {primary()}; synchronous standby: {sync_standby()}")
     print(f"redis master: {redis_master()}")
     for host in HOSTS:

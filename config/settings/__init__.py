@@ -19,6 +19,7 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 | REDIS_URL            | (empty: no Redis)                     |
 |   or sentinel://h1:26379,h2:26379,.../<master name>/<db> (Redis behind Sentinel: core.redisconn) |
 | DB_POOL_RECONNECT_TIMEOUT | 5 (s a failing reconnection is retried) |
+| DB_POOL_TIMEOUT      | 10 (s a request waits for a pooled connection, then 503) |
 | BEAT_LEASE_SECONDS   | 10 (beat's lease: ops.beat)           |
 | RUN_DIR / BROKER_DIR | <repo>/.run, <RUN_DIR>/broker (serve) |
 | THROTTLE_ANON        | 120/minute                            |

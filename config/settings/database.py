@@ -15,7 +15,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "min_size": env.int("DB_POOL_MIN", default=2),
             "max_size": env.int("DB_POOL_MAX", default=16),
-            "timeout": 10,
+            # How long a request waits for a connection before it is answered 503
+            # database_unavailable. While the database fails over, a request waiting
+            # here does not start a new connection attempt when the pool's attempt
+            # gives up: the cluster sets it shorter (deploy/app/cluster.env).
+            "timeout": env.float("DB_POOL_TIMEOUT", default=10.0),
             # A connection that cannot be made is retried in the background with a
             # growing pause (1, 2, 4 ... s) for this long, then given up; the next
             # request that finds no connection starts a new attempt at once. psycopg's

@@ -85,7 +85,9 @@ def traffic(cluster: Any) -> Iterator[Traffic]:
     base = cluster.lb_url()
     ledger = Ledger()
     run = uuid.uuid4().hex[:6]
-    apis = [sign_up(base, ledger, f"fault{run}{index}") for index in range(CLIENTS)]
+    # Over HTTPS, verified against the authority `make cluster` made (never a bare verify=False).
+    verify = str(cluster.ca_file())
+    apis = [sign_up(base, ledger, f"fault{run}{index}", verify) for index in range(CLIENTS)]
     streams: list[Stream] = []
     bot_game, bot_stream = bot_table(apis[0], base, ledger)
     streams.append(bot_stream)

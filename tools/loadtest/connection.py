@@ -5,12 +5,36 @@ and how a failed answer is counted."""
 from __future__ import annotations
 
 import http.client
+import ssl
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 
-from tools.loadtest.options import LoadTestError
+from tools.loadtest.options import LoadTestError, parse_url
+
+#: (host, port) served over TLS, and the context that verifies it (``use_tls``).
+_TLS: dict[tuple[str, int], ssl.SSLContext] = {}
+
+
+def use_tls(url: str, cafile: str | None = None) -> None:
+    """Speak HTTPS to ``url``'s server when its scheme is https, verifying its
+    certificate against ``cafile`` (e.g. ``make cluster``'s authority) or the system's
+    authorities. Never unverified."""
+    if urlsplit(url).scheme == "https":
+        _TLS[parse_url(url)] = ssl.create_default_context(cafile=cafile)
+
+
+def connect(host: str, port: int, timeout: float) -> http.client.HTTPConnection:
+    context = _TLS.get((host, port))
+    if context is not None:
+        return http.client.HTTPSConnection(host, port, timeout=timeout, context=context)
+    return http.client.HTTPConnection(host, port, timeout=timeout)
+
+
+def uses_tls(host: str, port: int) -> bool:
+    return (host, port) in _TLS
 
 
 class Http:
@@ -24,7 +48,7 @@ class Http:
 
     def __init__(self, host: str, port: int, timeout: float = 60.0) -> None:
         self.host, self.port, self.timeout = host, port, timeout
-        self.conn = http.client.HTTPConnection(host, port, timeout=timeout)
+        self.conn = connect(host, port, timeout)
         self.last_used = time.monotonic()
 
     def request(self, method: str, path: str, token: str | None = None, body: Any = None) -> tuple[int, bytes]:
@@ -46,7 +70,7 @@ class Http:
                 return response.status, payload
             except (http.client.HTTPException, OSError):
                 self.conn.close()
-                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+                self.conn = connect(self.host, self.port, self.timeout)
                 if method != "GET" or attempt:
                     return 0, b""
         return 0, b""  # pragma: no cover - the loop always returns

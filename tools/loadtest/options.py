@@ -3,11 +3,14 @@ names every part shares, and the error that stops a run."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 API = "/api/v1"
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+#: ``make cluster``'s hosts: network namespaces on this machine (deploy/cluster.py's CLUSTER_SUBNET).
+CLUSTER_SUBNET = os.environ.get("CLUSTER_SUBNET", "10.77.0")
 FOLLOW_MODES = ("local", "notify", "poll", "longpoll", "stream")
 IDLE_MODES = ("sse", "longpoll")
 
@@ -35,11 +38,20 @@ class Options:
     seed: int | None = None
 
 
+def on_this_machine(hostname: str) -> bool:
+    """The loopback, or a host of ``make cluster`` (a namespace on this machine's bridge)."""
+    return hostname in LOCAL_HOSTS or hostname.startswith(CLUSTER_SUBNET + ".")
+
+
 def parse_url(url: str) -> tuple[str, int]:
-    """(host, port) of an http:// URL on this machine: the load test never aims at anyone else's server."""
+    """(host, port) of an http:// or https:// URL on this machine: the load test never
+    aims at anyone else's server. (https: ``connection.use_tls`` says whom to trust.)"""
     parts = urlsplit(url)
-    if parts.scheme != "http" or not parts.hostname:
-        raise LoadTestError(f"{url!r}: give an http:// URL")
-    if parts.hostname not in LOCAL_HOSTS:
-        raise LoadTestError(f"{url!r}: the load test only ever targets this machine (127.0.0.1 or localhost)")
-    return parts.hostname, parts.port or 80
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise LoadTestError(f"{url!r}: give an http:// or https:// URL")
+    if not on_this_machine(parts.hostname):
+        raise LoadTestError(
+            f"{url!r}: the load test only ever targets this machine (127.0.0.1, localhost, or make cluster's "
+            f"{CLUSTER_SUBNET}.x hosts)"
+        )
+    return parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)

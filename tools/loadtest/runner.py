@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from tools.loadtest.clients import Client, Run, sign_up
-from tools.loadtest.connection import Http
+from tools.loadtest.connection import Http, uses_tls
 from tools.loadtest.cpu import CpuSnapshot, GroupSample, ServerCpu, cpu_line, tree_rss_bytes
 from tools.loadtest.follow import GameStreams
 from tools.loadtest.idle import IdleStreams
@@ -20,6 +20,7 @@ from tools.loadtest.options import FOLLOW_MODES, IDLE_MODES, LoadTestError, Opti
 from tools.loadtest.report import CpuFigures, Report
 
 Account = tuple[str, str]  # (username, API token)
+SIGN_UPS_AT_ONCE = 4  # register_accounts
 
 
 def idle_patience(count: int) -> float:
@@ -48,6 +49,8 @@ def run_loadtest(
     if options.idle_mode not in IDLE_MODES:
         raise LoadTestError(f"--idle-mode is one of {', '.join(IDLE_MODES)}")
     host, port = parse_url(options.url)
+    if uses_tls(host, port) and (options.follow == "stream" or options.idle_streams):
+        raise LoadTestError("streams (--follow stream, --idle-streams) are plain HTTP only: give an http:// URL")
     if accounts is not None and len(accounts) < options.clients:
         raise LoadTestError(f"{options.clients} clients need as many accounts, not {len(accounts)}")
     run = Run(options)
@@ -229,7 +232,16 @@ def register_accounts(url: str, count: int) -> list[Account]:
         finally:
             http.close()
 
-    _parallel([functools.partial(one, i) for i in range(count)])
+    # At most SIGN_UPS_AT_ONCE at a time: each hashes a password twice on purpose
+    # (slow), and a burst of them starves the server's health checks (a load
+    # balancer then takes its hosts out, cutting the sign-ups it is serving).
+    gate = threading.Semaphore(SIGN_UPS_AT_ONCE)
+
+    def gated(i: int) -> None:
+        with gate:
+            one(i)
+
+    _parallel([functools.partial(gated, i) for i in range(count)])
     return accounts
 
 

@@ -51,13 +51,16 @@ def spawned_server(
     log_dir: Path,
     out: Callable[[str], None] = print,
     settings_module: str | None = None,
+    env_overrides: dict[str, str] | None = None,
 ) -> Iterator[SpawnedServer]:
     """The Procfile's web server (gunicorn with ``config/gunicorn.conf.py``) with
     ``web_workers`` processes, and one Celery worker, DEBUG off,
     on ``DATABASE_URL`` / ``REDIS_URL`` (or local defaults); migrates first. At the
     end each process group gets SIGTERM, and SIGKILL after ``STOP_SECONDS``.
     ``settings_module``: run everything (the migration too, with ``--run-syncdb``
-    for apps without migrations) under these settings instead of the project's."""
+    for apps without migrations) under these settings instead of the project's.
+    ``env_overrides``: variables set last (``--compare-metrics``: METRICS_ENABLED, its
+    own database and Redis database)."""
     host, port = parse_url(url)
     env = dict(os.environ)
     env.update(
@@ -76,6 +79,7 @@ def spawned_server(
         THROTTLE_REGISTER=env.get("THROTTLE_REGISTER") or "100000/hour",
         THROTTLE_LOGIN=env.get("THROTTLE_LOGIN") or "100000/hour",
     )
+    env.update(env_overrides or {})
     migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
     if settings_module:
         env["DJANGO_SETTINGS_MODULE"] = settings_module

@@ -5,6 +5,11 @@ Prints moves per second and move latency; the last lines are ``p50_ms: N``,
 against a bare locked write on the same server, runs interleaved
 (``tools/loadtest/compare.py``): its last lines are ``bare_moves_per_second``,
 ``real_moves_per_second``, ``ratio_moves_per_second`` and ``ratio_cpu_per_move``.
+``--compare-metrics`` (with ``--spawn``) plays two spawned servers, metrics on and
+off, in turns; ``--compare-url URL`` plays this server and another one (e.g. ``make
+cluster``'s load balancer, over HTTPS verified with ``--cafile``) in turns
+(``tools/loadtest/versus.py``): their last lines are each side's moves/s and p99
+and ``ratio_moves_per_second`` (second side / first).
 ``--json`` prints the figures as one JSON document instead (progress on stderr).
 See ``tools/loadtest/clients.py`` for how the clients play, and the README's
 "Load test" section for how to run it.
@@ -15,16 +20,21 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from tools.loadtest.compare import run_comparison
+from tools.loadtest.connection import use_tls
 from tools.loadtest.cpu import ServerCpu
-from tools.loadtest.options import FOLLOW_MODES, IDLE_MODES, LoadTestError, Options
+from tools.loadtest.options import CLUSTER_SUBNET, FOLLOW_MODES, IDLE_MODES, LoadTestError, Options
 from tools.loadtest.runner import run_loadtest
-from tools.loadtest.spawn import spawned_server
+from tools.loadtest.spawn import DEFAULT_DATABASE_URL, spawned_server
+from tools.loadtest.versus import Side, Versus, run_versus
 
 BENCH_SETTINGS = "tools.loadtest.bare.settings"  # the project's, plus the bare endpoint
 
@@ -118,10 +128,28 @@ class Command(BaseCommand):
             f"and print both and their ratio (the server must run {BENCH_SETTINGS}: --spawn does).",
         )
         parser.add_argument(
+            "--compare-metrics",
+            action="store_true",
+            help="With --spawn: two servers, metrics on (at --url) and off (at its port + 1), each on a database "
+            "and Redis database of its own, played in turns; prints both and their ratio.",
+        )
+        parser.add_argument(
+            "--compare-url",
+            default="",
+            help="Another server (http:// or https://; this machine or make cluster's hosts) played in turns with "
+            "--url's (or --spawn's); prints both and their ratio (second / first).",
+        )
+        parser.add_argument(
+            "--cafile",
+            default=None,
+            help="The certificate authority an https:// server is verified with (make cluster's: "
+            "/tmp/chickenfoot-cluster/tls/ca.crt); default: the system's.",
+        )
+        parser.add_argument(
             "--repeat",
             type=int,
             default=3,
-            help="With --compare-bare: runs of each kind (default %(default)s).",
+            help="With --compare-bare, --compare-metrics, --compare-url: runs of each kind (default %(default)s).",
         )
         parser.add_argument(
             "--json", action="store_true", help="Print the figures as JSON (progress lines go to stderr)."
@@ -144,6 +172,18 @@ class Command(BaseCommand):
         )
         out = self.stderr.write if options["json"] else self.stdout.write
         compare = options["compare_bare"]
+        if sum(map(bool, (compare, options["compare_metrics"], options["compare_url"]))) > 1:
+            raise CommandError("--compare-bare, --compare-metrics and --compare-url: one at a time")
+        for url in (config.url, options["compare_url"]):
+            if url:
+                use_tls(url, options["cafile"])
+        if options["compare_metrics"] or options["compare_url"]:
+            try:
+                result: Any = self._versus(options, config, out)
+            except LoadTestError as error:
+                raise CommandError(str(error)) from error
+            self._print(result, options["json"])
+            return
 
         def measure(server_pids: list[int], server_cpu: ServerCpu | None) -> Any:
             if compare:
@@ -155,11 +195,76 @@ class Command(BaseCommand):
             result = self._serve_and_measure(options, config, out, measure)
         except LoadTestError as error:
             raise CommandError(str(error)) from error
-        if options["json"]:
+        self._print(result, options["json"])
+
+    def _print(self, result: Any, as_json: bool) -> None:
+        if as_json:
             self.stdout.write(json.dumps(result.as_dict(), indent=2))
         else:
             for line in result.lines():
                 self.stdout.write(line)
+
+    def _versus(self, options: dict[str, Any], config: Options, out: Callable[[str], None]) -> Versus:
+        """``--compare-metrics`` or ``--compare-url``: two servers in turns."""
+        repeat = options["repeat"]
+        with ExitStack() as stack:
+            if options["compare_metrics"]:
+                if not options["spawn"]:
+                    raise CommandError("--compare-metrics spawns its two servers: add --spawn")
+                sides = [
+                    self._spawn_side(stack, options, config.url, "metrics-on", {"METRICS_ENABLED": "true"}, out),
+                    self._spawn_side(
+                        stack, options, _next_port(config.url), "metrics-off", {"METRICS_ENABLED": "false"}, out
+                    ),
+                ]
+            else:
+                if options["spawn"]:
+                    first = self._spawn_side(stack, options, config.url, "one-box", {}, out)
+                else:
+                    first = Side("first", config.url, options["server_pid"])
+                other = urlsplit(options["compare_url"]).hostname or ""
+                label = "cluster" if other.startswith(CLUSTER_SUBNET + ".") else "other"
+                sides = [first, Side(label, options["compare_url"])]
+            return run_versus(config, sides, repeat, out)
+
+    def _spawn_side(
+        self,
+        stack: ExitStack,
+        options: dict[str, Any],
+        url: str,
+        label: str,
+        env: dict[str, str],
+        out: Callable[[str], None],
+    ) -> Side:
+        """A spawned server for one side, on a database, a Celery queue and Redis keys of
+        its own, so that neither side's worker takes the other's tasks; ``env`` last."""
+        database = os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
+        tag = f"loadtest-{label}-{os.getpid()}"
+        overrides = {
+            "DATABASE_URL": _with_path(database, f"{urlsplit(database).path.lstrip('/')}_{_key(label)}"),
+            "CELERY_QUEUE": tag,
+            "CACHE_KEY_PREFIX": tag,
+            # Under METRICS_DIR when it is set (e.g. a tmpfs), else under .run.
+            "METRICS_DIR": str(
+                Path(os.environ["METRICS_DIR"]) / label
+                if os.environ.get("METRICS_DIR")
+                else Path(settings.BASE_DIR) / ".run" / f"loadtest-{label}" / "metrics"
+            ),
+            **env,
+        }
+        server = stack.enter_context(
+            spawned_server(
+                url,
+                web_workers=options["web_workers"],
+                base_dir=settings.BASE_DIR,
+                log_dir=settings.BASE_DIR / ".run" / f"loadtest-{label}",
+                out=out,
+                env_overrides=overrides,
+            )
+        )
+        cpu = ServerCpu({"web": server.web_pid, "worker": server.worker_pid}, server.database_url, server.redis_url)
+        stack.callback(cpu.close)
+        return Side(label, url, server.pids, cpu)
 
     def _serve_and_measure(
         self,
@@ -200,3 +305,16 @@ class Command(BaseCommand):
             return measure(pids, server_cpu)
         finally:
             server_cpu.close()
+
+
+def _next_port(url: str) -> str:
+    parts = urlsplit(url)
+    return parts._replace(netloc=f"{parts.hostname}:{(parts.port or 80) + 1}").geturl()
+
+
+def _with_path(url: str, path: str) -> str:
+    return urlsplit(url)._replace(path=f"/{path}").geturl()
+
+
+def _key(label: str) -> str:
+    return label.replace("-", "_")
