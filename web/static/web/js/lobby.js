@@ -295,6 +295,15 @@ export function renderLobby(root) {
     );
   }
 
+  // GET /bots/ `against`: the line-up a level was measured against, "3 greedy" (a count
+  // and a level), in words; anything else as the server wrote it.
+  function lineUp(against) {
+    const match = /^(\d+) (\S+)$/.exec(against || "");
+    if (!match) return against;
+    const count = Number(match[1]);
+    return interpolate(ngettext("%(count)s %(level)s bot", "%(count)s %(level)s bots", count), { count: formatNumber(count), level: levelWord(match[2]) });
+  }
+
   function botLabel(bot) {
     const strongest = strongestLevel(state.bots);
     const name = bot.name === strongest ? interpolate(gettext("%(name)s, the strongest"), { name: levelWord(bot.name) }) : levelWord(bot.name);
@@ -302,7 +311,7 @@ export function renderLobby(root) {
     return interpolate(gettext("%(name)s: wins %(percent)s against %(against)s"), {
       name,
       percent: formatNumber(bot.strength.win_rate, { style: "percent", maximumFractionDigits: 1 }),
-      against: bot.strength.against,
+      against: lineUp(bot.strength.against),
     });
   }
 

@@ -122,7 +122,7 @@ export function renderReplay(root, { gameId }) {
     if (step.layout) {
       drawBoard(boardBox, step.layout, { arms: game?.game?.ruleset?.spinner_arms, lastTile: step.lastTile || undefined });
     } else {
-      boardBox.replaceChildren(el("p", { class: "cf-board-empty" }, "No tiles on the table yet."));
+      boardBox.replaceChildren(el("p", { class: "cf-board-empty" }, gettext("No tiles on the table yet.")));
     }
     scoreboardAt(step);
     window.cfReplay = { steps: steps.length, step: index, layout: step.layout || null };
