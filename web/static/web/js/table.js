@@ -725,8 +725,12 @@ export function renderTable(root, { gameId }) {
       returnBox.replaceChildren();
       return;
     }
+    // Drawn once while away (the table redraws at every event and clock tick: a button
+    // replaced under the pointer would lose the press).
+    if (!returnBox.hidden && returnBox.dataset.level === seat.bot_strategy) return;
     const button = el("button", { type: "button", class: "cf-action cf-action-main", "data-testid": "return-button", onclick: () => takeSeatBack(button) }, gettext("Take your seat back"));
     returnBox.replaceChildren(el("p", {}, interpolate(gettext("A %(level)s bot plays your seat while you are away."), { level: levelWord(seat.bot_strategy) })), button);
+    returnBox.dataset.level = seat.bot_strategy;
     returnBox.hidden = false;
   }
 
