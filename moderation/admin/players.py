@@ -51,11 +51,11 @@ MODERATED_FIELDS = ("is_active", "is_bot")
 
 def _user_action(
     name: str,
-    description: str,
+    description: Any,
     perform: Callable[[HttpRequest, User, str], str],
     *,
     reason_required: bool = False,
-    note: str = "",
+    note: Any = "",
 ) -> Any:
     """A list action on accounts that asks for a reason, then runs ``perform`` per account."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from moderation.admin.audit import ReadOnlyAdminMixin, admin_link
@@ -53,7 +54,7 @@ class VoidedFilter(admin.SimpleListFilter):
     parameter_name = "voided"
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
-        return [("yes", _("voided")), ("no", _("counted"))]
+        return [("yes", gettext("voided")), ("no", gettext("counted"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[RatingChange]) -> QuerySet[RatingChange]:
         if self.value() in ("yes", "no"):

@@ -47,7 +47,7 @@ DURATIONS = [
     (720, _("30 days")),
     (0, _("until lifted")),
 ]
-OUTCOMES = {
+OUTCOMES: dict[str, Any] = {
     "dismiss": _("Dismiss"),
     "warn": _("Warn the player"),
     "mute": _("Mute"),
@@ -56,7 +56,7 @@ OUTCOMES = {
     "remove": _("Remove the message"),
 }
 #: A report's state in words (the filter's choices).
-STATUS_WORDS = {
+STATUS_WORDS: dict[str, Any] = {
     ReportStatus.OPEN: _("open"),
     ReportStatus.ASSIGNED: _("assigned"),
     ReportStatus.RESOLVED: _("resolved"),
