@@ -19,6 +19,8 @@ from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from core.errors import ApiError
 from moderation.services import MODERATE_PERMISSION
@@ -69,7 +71,8 @@ class ReasonForm(forms.Form):
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
         max_length=500,
-        help_text="Kept in the audit trail; for a game, also shown to its players.",
+        label=_("Reason"),
+        help_text=_("Kept in the audit trail; for a game, also shown to its players."),
     )
 
     def __init__(self, *args: Any, reason_required: bool = True, **kwargs: Any) -> None:
@@ -90,7 +93,7 @@ def render_action_page(
     objects: Iterable[Model],
     original: Model | None = None,
     note: str = "",
-    submit: str = "Confirm",
+    submit: str = "",
     selected_action: tuple[str, list[Any]] | None = None,
 ) -> TemplateResponse:
     """The page that asks for a reason (and, for seat actions, a seat)."""
@@ -101,7 +104,7 @@ def render_action_page(
         "objects": list(objects),
         "original": original,
         "note": note,
-        "submit": submit,
+        "submit": submit or gettext("Confirm"),
         "opts": model_admin.model._meta,
         "action_name": selected_action[0] if selected_action else None,
         "selected_ids": selected_action[1] if selected_action else [],

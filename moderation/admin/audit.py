@@ -12,6 +12,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from moderation.models import AuditEntry
 
@@ -55,11 +56,11 @@ class AuditEntryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     readonly_fields = fields
     actions = None  # no "delete selected"
 
-    @admin.display(description="game", ordering="game")
+    @admin.display(description=_("game"), ordering="game")
     def game_link(self, entry: AuditEntry) -> str:
         return admin_link(entry.game)
 
-    @admin.display(description="player", ordering="player__username")
+    @admin.display(description=_("player"), ordering="player__username")
     def player_link(self, entry: AuditEntry) -> str:
         return admin_link(entry.player, entry.player.username if entry.player else None)
 
@@ -74,4 +75,4 @@ class AuditEntryInline(ReadOnlyAdminMixin, admin.TabularInline):
     readonly_fields = fields
     can_delete = False
     show_change_link = True
-    verbose_name_plural = "moderation (audit trail)"
+    verbose_name_plural = _("moderation (audit trail)")

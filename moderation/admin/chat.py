@@ -10,6 +10,8 @@ from typing import Any
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from chat.models import ChatMessage
 from moderation import services as moderation
@@ -30,7 +32,7 @@ class ChatMessageInline(ReadOnlyAdminMixin, admin.TabularInline):
     fields = CHAT_FIELDS
     readonly_fields = fields
     show_change_link = True
-    verbose_name_plural = "table chat (original text, removed messages too)"
+    verbose_name_plural = _("table chat (original text, removed messages too)")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ChatMessage]:
         return super().get_queryset(request).select_related("author", "removed_by").order_by("id")
@@ -47,23 +49,23 @@ class ChatMessageAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     actions = ["remove_selected"]
     ordering = ("-id",)
 
-    @admin.action(description="Remove (everyone then reads 'removed by a moderator')", permissions=["moderate"])
+    @admin.action(description=_("Remove (everyone then reads 'removed by a moderator')"), permissions=["moderate"])
     def remove_selected(self, request: HttpRequest, queryset: QuerySet[ChatMessage]) -> HttpResponse | None:
         by = request_account(request)
 
         def perform(message: ChatMessage, reason: str) -> str:
             moderation.moderation_chat_remove(message_id=message.pk, by=by, reason=reason)
-            return "removed"
+            return gettext("removed")
 
         return reason_action(
             self,
             request,
             queryset,
             name="remove_selected",
-            title="Remove chat messages",
+            title=gettext("Remove chat messages"),
             perform=perform,
             reason_required=False,
-            note="The players and spectators then read 'removed by a moderator'; the text stays here.",
+            note=gettext("The players and spectators then read 'removed by a moderator'; the text stays here."),
         )
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:

@@ -24,6 +24,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext, gettext_lazy
 
 from bots.strategies import STRATEGIES
 from core.errors import ApiError
@@ -48,9 +49,11 @@ def seat_label(seat: Seat) -> str:
     ``bot: greedy`` for a server bot, ``(empty)``."""
     player = seat.player
     if player is None:
-        return f"bot: {seat.bot_strategy}" if seat.bot_strategy else "(empty)"
-    name = player.username + (" [bot account]" if player.is_bot else "")
-    return f"{name} (bot: {seat.bot_strategy})" if seat.bot_strategy else name
+        return gettext("bot: %(level)s") % {"level": seat.bot_strategy} if seat.bot_strategy else gettext("(empty)")
+    name = player.username + (gettext(" [bot account]") if player.is_bot else "")
+    if seat.bot_strategy:
+        return gettext("%(name)s (bot: %(level)s)") % {"name": name, "level": seat.bot_strategy}
+    return name
 
 
 def seat_names(game: Game) -> dict[int, str]:
@@ -66,24 +69,34 @@ def move_sentence(move: Move, names: dict[int, str], arms: int) -> str:
     """A move as a moderator reads it: "alice played 6-4 on arm 2", "bob drew a
     tile", "carol passed (turn clock)". Each hand's layout numbers the spinner's
     arms first (e1..e4, or e6), so those ends are named as arms."""
-    who = names.get(move.seat, f"seat {move.seat}")
+    who = names.get(move.seat) or gettext("seat %(number)s") % {"number": move.seat}
     payload = move.payload
     kind = payload.get("type")
     if kind == "play":
         end = str(payload.get("end", ""))
         number = int(end[1:]) if end[1:].isdigit() else None
-        where = f"arm {number}" if number is not None and number <= arms else f"end {end}"
-        text = f"{who} played {payload.get('tile')} on {where}"
+        if number is not None and number <= arms:
+            text = gettext("%(who)s played %(tile)s on arm %(arm)s") % {
+                "who": who,
+                "tile": payload.get("tile"),
+                "arm": number,
+            }
+        else:
+            text = gettext("%(who)s played %(tile)s on end %(end)s") % {
+                "who": who,
+                "tile": payload.get("tile"),
+                "end": end,
+            }
     elif kind == "draw":
-        text = f"{who} drew a tile"
+        text = gettext("%(who)s drew a tile") % {"who": who}
     elif kind == "pass":
-        text = f"{who} passed"
+        text = gettext("%(who)s passed") % {"who": who}
     else:
         text = f"{who}: {kind}"
     if move.source == MoveSource.TIMEOUT:
-        text += " (turn clock)"
+        text += gettext(" (turn clock)")
     elif move.source == MoveSource.BOT:
-        text += " (server bot)"
+        text += gettext(" (server bot)")
     return text
 
 
@@ -133,7 +146,7 @@ def replay_context(game: Game, step_text: str | None) -> dict[str, Any]:
         "next": step + 1 if step < len(moves) else None,
         "view": view,
         "lines": lines,
-        "current": lines[step - 1]["text"] if step > 0 else "The deal (before any move).",
+        "current": lines[step - 1]["text"] if step > 0 else gettext("The deal (before any move)."),
         "turn_name": names.get(turn, "-") if turn is not None else "-",
         "seats": [(number, name, _at(sizes, number), _at(totals, number)) for number, name in sorted(names.items())],
     }
@@ -143,11 +156,11 @@ def replay_context(game: Game, step_text: str | None) -> dict[str, Any]:
 
 
 class HasBotsFilter(admin.SimpleListFilter):
-    title = "bots"
+    title = gettext_lazy("bots")
     parameter_name = "has_bots"
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
-        return [("yes", "with bots"), ("no", "humans only")]
+        return [("yes", gettext("with bots")), ("no", gettext("humans only"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Game]) -> QuerySet[Game]:
         bots = Exists(Seat.objects.filter(Q(bot_strategy__gt="") | Q(player__is_bot=True), game=OuterRef("pk")))
@@ -159,11 +172,11 @@ class HasBotsFilter(admin.SimpleListFilter):
 
 
 class StuckFilter(admin.SimpleListFilter):
-    title = "stuck"
+    title = gettext_lazy("stuck")
     parameter_name = "stuck"
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
-        return [("yes", "stuck: no move past its deadline")]
+        return [("yes", gettext("stuck: no move past its deadline"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Game]) -> QuerySet[Game]:
         if self.value() != "yes":
@@ -195,13 +208,13 @@ class MoveInline(_GameInline):
     model = Move
     fields = ("number", "round", "move_text", "source", "created_at")
     readonly_fields = fields
-    verbose_name_plural = "move log"
+    verbose_name_plural = gettext_lazy("move log")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Move]:
         seats = Prefetch("game__seats", queryset=Seat.objects.select_related("player"))
         return super().get_queryset(request).select_related("game").prefetch_related(seats)
 
-    @admin.display(description="move")
+    @admin.display(description=gettext_lazy("move"))
     def move_text(self, move: Move) -> str:
         game = move.game
         if not hasattr(game, "_admin_seat_names"):
@@ -213,20 +226,24 @@ class MoveInline(_GameInline):
 
 
 class SeatReasonForm(ReasonForm):
-    seat = forms.TypedChoiceField(coerce=int, choices=())
+    seat = forms.TypedChoiceField(label=gettext_lazy("Seat"), coerce=int, choices=())
     field_order = ["seat", "strategy", "reason"]
 
     def __init__(self, *args: Any, seats: list[Seat], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         seat_field: forms.TypedChoiceField = self.fields["seat"]  # type: ignore[assignment]  # declared above
-        seat_field.choices = [(s.number, f"seat {s.number}: {seat_label(s)}") for s in seats]
+        seat_field.choices = [
+            (s.number, gettext("seat %(number)s: %(name)s") % {"number": s.number, "name": seat_label(s)})
+            for s in seats
+        ]
 
 
 class SeatToBotForm(SeatReasonForm):
     strategy = forms.ChoiceField(
+        label=gettext_lazy("Bot level"),
         choices=[(name, name) for name in sorted(STRATEGIES)],
         initial=game_services.FALLBACK_STRATEGY,
-        help_text="The server bot that plays the seat until the end.",
+        help_text=gettext_lazy("The server bot that plays the seat until the end."),
     )
 
 
@@ -267,9 +284,9 @@ class GameAdmin(ModeratorPagesMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
                 )
             },
         ),
-        ("Times", {"fields": ("created_at", "started_at", "finished_at", "last_move_at")}),
-        ("Scores", {"fields": ("scores",)}),
-        ("Layout", {"fields": ("layout_picture",)}),
+        (gettext_lazy("Times"), {"fields": ("created_at", "started_at", "finished_at", "last_move_at")}),
+        (gettext_lazy("Scores"), {"fields": ("scores",)}),
+        (gettext_lazy("Layout"), {"fields": ("layout_picture",)}),
     )
     readonly_fields = tuple(str(f) for _name, spec in fieldsets for f in spec["fields"])
 
@@ -278,35 +295,42 @@ class GameAdmin(ModeratorPagesMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         return super().get_queryset(request).select_related("creator").prefetch_related(seats)
 
     # -- columns and read-only fields ---------------------------------------------
-    @admin.display(description="players")
+    @admin.display(description=gettext_lazy("players"))
     def players(self, game: Game) -> str:
         return ", ".join(seat_label(s) for s in game.seats.all())
 
-    @admin.display(description="turn")
+    @admin.display(description=gettext_lazy("turn"))
     def turn(self, game: Game) -> str:
         if game.turn_seat is None:
             return "-"
-        return f"{seat_names(game).get(game.turn_seat, '?')} (seat {game.turn_seat})"
+        return gettext("%(name)s (seat %(number)s)") % {
+            "name": seat_names(game).get(game.turn_seat, "?"),
+            "number": game.turn_seat,
+        }
 
-    @admin.display(description="bots")
+    @admin.display(description=gettext_lazy("bots"))
     def bots(self, game: Game) -> int:
         return sum(1 for s in game.seats.all() if _is_bot(s))
 
-    @admin.display(description="seed")
+    @admin.display(description=gettext_lazy("seed"))
     def seed_shown(self, game: Game) -> str:
-        return str(game.seed) if selectors.seed_visible(game, None) else "hidden until the end (see “Reveal hands”)"
+        return (
+            str(game.seed)
+            if selectors.seed_visible(game, None)
+            else gettext("hidden until the end (see “Reveal hands”)")
+        )
 
-    @admin.display(description="public API")
+    @admin.display(description=gettext_lazy("public API"))
     def api(self, game: Game) -> SafeString:
         return render_to_string("admin/games/game/api_links.html", {"game": game})
 
-    @admin.display(description="scores")
+    @admin.display(description=gettext_lazy("scores"))
     def scores(self, game: Game) -> SafeString:
         view = _public_view(game)
         seats = [seat_label(s) for s in game.seats.all()]
         return render_to_string("admin/games/game/scores.html", {"view": view, "seats": seats, "game": game})
 
-    @admin.display(description="layout")
+    @admin.display(description=gettext_lazy("layout"))
     def layout_picture(self, game: Game) -> SafeString:
         view = _public_view(game)
         return render_to_string("admin/games/game/layout.html", {"view": view})
@@ -323,7 +347,7 @@ class GameAdmin(ModeratorPagesMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     def _game_to_moderate(self, request: HttpRequest, object_id: str) -> Game:
         game = self.get_object(request, unquote(object_id))
         if game is None:
-            raise Http404(f"There is no game {object_id}.")
+            raise Http404(gettext("There is no game %(id)s.") % {"id": object_id})
         if not (self.has_view_permission(request, game) and self.has_moderate_permission(request)):
             raise PermissionDenied
         return game
@@ -348,16 +372,16 @@ class GameAdmin(ModeratorPagesMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
 
         def perform(data: dict[str, Any]) -> str:
             moderation.moderation_game_abort(game_id=game.pk, by=request_account(request), reason=data["reason"])
-            return f"Game {game.pk} aborted."
+            return gettext("Game %(id)s aborted.") % {"id": game.pk}
 
         return self._act(
             request,
             game,
             ReasonForm(_form_data(request)),
             perform,
-            title=f"Abort game {game.pk}",
-            submit="Abort the game",
-            note="The game ends now, without a result; its players see the reason.",
+            title=gettext("Abort game %(id)s") % {"id": game.pk},
+            submit=gettext("Abort the game"),
+            note=gettext("The game ends now, without a result; its players see the reason."),
         )
 
     def seat_to_bot_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
@@ -373,16 +397,20 @@ class GameAdmin(ModeratorPagesMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
                 reason=data["reason"],
                 strategy=data["strategy"],
             )
-            return f"Seat {data['seat']} of game {game.pk} is now played by a bot ({data['strategy']})."
+            return gettext("Seat %(seat)s of game %(id)s is now played by a bot (%(level)s).") % {
+                "seat": data["seat"],
+                "id": game.pk,
+                "level": data["strategy"],
+            }
 
         return self._act(
             request,
             game,
             form,
             perform,
-            title=f"Hand a seat of game {game.pk} to a bot",
-            submit="Hand the seat to a bot",
-            note="A server bot plays the seat until the end; the player cannot take it back.",
+            title=gettext("Hand a seat of game %(id)s to a bot") % {"id": game.pk},
+            submit=gettext("Hand the seat to a bot"),
+            note=gettext("A server bot plays the seat until the end; the player cannot take it back."),
         )
 
     def seat_remove_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
@@ -393,16 +421,16 @@ class GameAdmin(ModeratorPagesMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
             moderation.moderation_seat_remove(
                 game_id=game.pk, seat_number=data["seat"], by=request_account(request), reason=data["reason"]
             )
-            return f"Seat {data['seat']} of game {game.pk} is empty again."
+            return gettext("Seat %(seat)s of game %(id)s is empty again.") % {"seat": data["seat"], "id": game.pk}
 
         return self._act(
             request,
             game,
             form,
             perform,
-            title=f"Remove a player from game {game.pk}",
-            submit="Empty the seat",
-            note="Only before the start: the seat becomes free again.",
+            title=gettext("Remove a player from game %(id)s") % {"id": game.pk},
+            submit=gettext("Empty the seat"),
+            note=gettext("Only before the start: the seat becomes free again."),
         )
 
     def hands_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
@@ -413,7 +441,7 @@ class GameAdmin(ModeratorPagesMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
             seats = list(game.seats.all())
             context = {
                 **self.admin_site.each_context(request),
-                "title": f"Hands of game {game.pk}",
+                "title": gettext("Hands of game %(id)s") % {"id": game.pk},
                 "opts": self.opts,
                 "original": game,
                 "full": full,
@@ -426,10 +454,11 @@ class GameAdmin(ModeratorPagesMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
             game,
             ReasonForm(_form_data(request), reason_required=False),
             perform,
-            title=f"Reveal the hands of game {game.pk}",
-            submit="Reveal the hands",
-            note="Every hand, the boneyard and the seed are shown. "
-            "This look is recorded in the audit trail with your name.",
+            title=gettext("Reveal the hands of game %(id)s") % {"id": game.pk},
+            submit=gettext("Reveal the hands"),
+            note=gettext(
+                "Every hand, the boneyard and the seed are shown. This look is recorded in the audit trail with your name."
+            ),
         )
 
     def replay_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
@@ -438,49 +467,51 @@ class GameAdmin(ModeratorPagesMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         public information: hands are shown through "Reveal hands" (audited)."""
         game = self.get_object(request, unquote(object_id))
         if game is None:
-            raise Http404(f"There is no game {object_id}.")
+            raise Http404(gettext("There is no game %(id)s.") % {"id": object_id})
         if not self.has_view_permission(request, game):
             raise PermissionDenied
         context = {
             **self.admin_site.each_context(request),
             **replay_context(game, request.GET.get("step")),
-            "title": f"Replay of game {game.pk}",
+            "title": gettext("Replay of game %(id)s") % {"id": game.pk},
             "opts": self.opts,
             "original": game,
             "can_moderate": self.has_moderate_permission(request),
         }
         return TemplateResponse(request, "admin/games/game/replay.html", context)
 
-    @admin.action(description="Abort selected games (asks for a reason)", permissions=["moderate"])
+    @admin.action(description=gettext_lazy("Abort selected games (asks for a reason)"), permissions=["moderate"])
     def abort_selected(self, request: HttpRequest, queryset: QuerySet[Game]) -> HttpResponse | None:
         def perform(game: Game, reason: str) -> str:
             moderation.moderation_game_abort(game_id=game.pk, by=request_account(request), reason=reason)
-            return "aborted."
+            return gettext("aborted.")
 
         return reason_action(
             self,
             request,
             queryset,
             name="abort_selected",
-            title="Abort games",
+            title=gettext("Abort games"),
             perform=perform,
-            note="These games end now, without a result; their players see the reason.",
+            note=gettext("These games end now, without a result; their players see the reason."),
         )
 
-    @admin.action(description="Void the rating effect (asks for a reason)", permissions=["moderate"])
+    @admin.action(description=gettext_lazy("Void the rating effect (asks for a reason)"), permissions=["moderate"])
     def void_rating_selected(self, request: HttpRequest, queryset: QuerySet[Game]) -> HttpResponse | None:
         def perform(game: Game, reason: str) -> str:
             outcome = moderation.moderation_rating_void(game_id=game.pk, by=request_account(request), reason=reason)
             if not outcome.voided:
-                return "no rating change left to void."
-            return f"rating effect voided for {', '.join(outcome.players)}."
+                return gettext("no rating change left to void.")
+            return gettext("rating effect voided for %(players)s.") % {"players": ", ".join(outcome.players)}
 
         return reason_action(
             self,
             request,
             queryset,
             name="void_rating_selected",
-            title="Void the rating effect",
+            title=gettext("Void the rating effect"),
             perform=perform,
-            note="Each player's rating loses what these rated games changed; the games themselves stay as they are.",
+            note=gettext(
+                "Each player's rating loses what these rated games changed; the games themselves stay as they are."
+            ),
         )

@@ -26,6 +26,8 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from core.errors import ApiError
 from moderation import selectors
@@ -34,7 +36,14 @@ from moderation.admin.actions import ModerateMixin, ModeratorPagesMixin, error_t
 from players.models import ApiToken, User
 
 #: Periods for a mute or a suspension from the account's page (hours; 0: until lifted).
-PERIODS = [(1, "1 hour"), (24, "24 hours"), (72, "3 days"), (168, "7 days"), (720, "30 days"), (0, "until lifted")]
+PERIODS = [
+    (1, _("1 hour")),
+    (24, _("24 hours")),
+    (72, _("3 days")),
+    (168, _("7 days")),
+    (720, _("30 days")),
+    (0, _("until lifted")),
+]
 
 #: Fields only the moderation actions change on an existing account.
 MODERATED_FIELDS = ("is_active", "is_bot")
@@ -42,11 +51,11 @@ MODERATED_FIELDS = ("is_active", "is_bot")
 
 def _user_action(
     name: str,
-    description: str,
+    description: Any,
     perform: Callable[[HttpRequest, User, str], str],
     *,
     reason_required: bool = False,
-    note: str = "",
+    note: Any = "",
 ) -> Any:
     """A list action on accounts that asks for a reason, then runs ``perform`` per account."""
 
@@ -73,23 +82,23 @@ def _by(request: HttpRequest) -> User:
 
 def _suspend(request: HttpRequest, user: User, reason: str) -> str:
     games = moderation.moderation_player_suspend(player=user, by=_by(request), reason=reason)
-    return f"suspended; games touched: {', '.join(map(str, games)) or 'none'}."
+    return gettext("suspended; games touched: %(games)s.") % {"games": ", ".join(map(str, games)) or gettext("none")}
 
 
 def _unsuspend(request: HttpRequest, user: User, reason: str) -> str:
     moderation.moderation_player_unsuspend(player=user, by=_by(request), reason=reason)
-    return "reinstated."
+    return gettext("reinstated.")
 
 
 def _revoke_tokens(request: HttpRequest, user: User, reason: str) -> str:
     count = moderation.moderation_tokens_revoke(player=user, by=_by(request), reason=reason)
-    return f"{count} token(s) revoked."
+    return ngettext("%(count)d token revoked.", "%(count)d tokens revoked.", count) % {"count": count}
 
 
 def _mark_bot(is_bot: bool) -> Callable[[HttpRequest, User, str], str]:
     def perform(request: HttpRequest, user: User, reason: str) -> str:
         moderation.moderation_bot_mark(player=user, by=_by(request), is_bot=is_bot, reason=reason)
-        return "marked as a bot." if is_bot else "no longer marked as a bot."
+        return gettext("marked as a bot.") if is_bot else gettext("no longer marked as a bot.")
 
     return perform
 
@@ -98,23 +107,27 @@ class NoteForm(forms.Form):
     text = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4, "cols": 70}),
         max_length=2000,
-        help_text="Seen by moderators only, on this account's history.",
+        label=_("Text"),
+        help_text=_("Seen by moderators only, on this account's history."),
     )
 
 
 class SanctionForm(forms.Form):
     MEASURES = [
-        ("warn", "Warn (the player sees the text)"),
-        ("mute", "Mute for a period"),
-        ("suspend", "Suspend for a period"),
-        ("unmute", "Lift the mutes now"),
+        ("warn", _("Warn (the player sees the text)")),
+        ("mute", _("Mute for a period")),
+        ("suspend", _("Suspend for a period")),
+        ("unmute", _("Lift the mutes now")),
     ]
-    measure = forms.ChoiceField(choices=MEASURES, widget=forms.RadioSelect, initial="warn")
-    period = forms.TypedChoiceField(coerce=int, choices=PERIODS, initial=24, help_text="For a mute or a suspension.")
+    measure = forms.ChoiceField(label=_("Measure"), choices=MEASURES, widget=forms.RadioSelect, initial="warn")
+    period = forms.TypedChoiceField(
+        label=_("Period"), coerce=int, choices=PERIODS, initial=24, help_text=_("For a mute or a suspension.")
+    )
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
         max_length=500,
-        help_text="Kept in the audit trail; a warning's text is what the player reads.",
+        label=_("Reason"),
+        help_text=_("Kept in the audit trail; a warning's text is what the player reads."),
     )
 
 
@@ -127,25 +140,27 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
     list_display = ("username", "is_bot", "is_active", "is_staff", "date_joined", "last_login")
     list_filter = ("is_bot", "is_active", "is_staff")
     search_fields = ("username", "email", "first_name", "last_name")
-    fieldsets = (*(DjangoUserAdmin.fieldsets or ()), ("Chicken Foot", {"fields": ("is_bot",)}))
+    fieldsets = (*(DjangoUserAdmin.fieldsets or ()), (_("Chicken Foot"), {"fields": ("is_bot",)}))
     actions = [
         _user_action(
             "suspend",
-            "Suspend selected accounts (asks for a reason)",
+            _("Suspend selected accounts (asks for a reason)"),
             _suspend,
             reason_required=True,
-            note="They can no longer log in or use their tokens (all revoked); their seats in running games go to "
-            "bots, their open tables are closed and their seats at others' open tables emptied.",
+            note=_(
+                "They can no longer log in or use their tokens (all revoked); their seats in running games go to "
+                "bots, their open tables are closed and their seats at others' open tables emptied."
+            ),
         ),
         _user_action(
             "unsuspend",
-            "Reinstate selected accounts",
+            _("Reinstate selected accounts"),
             _unsuspend,
-            note="They may log in again; revoked tokens stay revoked, seats stay with the bots.",
+            note=_("They may log in again; revoked tokens stay revoked, seats stay with the bots."),
         ),
-        _user_action("revoke_tokens", "Revoke all API tokens of selected accounts", _revoke_tokens),
-        _user_action("mark_bot", "Mark selected accounts as bots", _mark_bot(True)),
-        _user_action("unmark_bot", "Unmark selected accounts as bots", _mark_bot(False)),
+        _user_action("revoke_tokens", _("Revoke all API tokens of selected accounts"), _revoke_tokens),
+        _user_action("mark_bot", _("Mark selected accounts as bots"), _mark_bot(True)),
+        _user_action("unmark_bot", _("Unmark selected accounts as bots"), _mark_bot(False)),
     ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> tuple[str, ...]:
@@ -157,9 +172,9 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
         if obj is None:
             return fieldsets
         # The history first: it is what a moderator opens an account for.
-        return [("Moderation history (newest first)", {"fields": ("moderation_history",)}), *fieldsets]
+        return [(_("Moderation history (newest first)"), {"fields": ("moderation_history",)}), *fieldsets]
 
-    @admin.display(description="history")
+    @admin.display(description=_("history"))
     def moderation_history(self, user: User) -> SafeString:
         return render_to_string("admin/moderation/history.html", {"rows": selectors.account_history(user=user)})
 
@@ -168,7 +183,7 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
     def _account_to_moderate(self, request: HttpRequest, object_id: str) -> User:
         user = self.get_object(request, unquote(object_id))
         if user is None:
-            raise Http404(f"There is no account {object_id}.")
+            raise Http404(gettext("There is no account %(id)s.") % {"id": object_id})
         if not (self.has_view_permission(request, user) and self.has_moderate_permission(request)):
             raise PermissionDenied
         return user
@@ -186,10 +201,18 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
             except ApiError as error:
                 form.add_error(None, error_text(error))
             else:
-                self.message_user(request, f"Note added to {user.username}'s history.", messages.SUCCESS)
+                self.message_user(
+                    request, gettext("Note added to %(name)s's history.") % {"name": user.username}, messages.SUCCESS
+                )
                 return self._back(user)
         return render_action_page(
-            request, self, title=f"A note about {user.username}", form=form, objects=[], original=user, submit="Add"
+            request,
+            self,
+            title=gettext("A note about %(name)s") % {"name": user.username},
+            form=form,
+            objects=[],
+            original=user,
+            submit=gettext("Add"),
         )
 
     def sanction_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
@@ -201,35 +224,37 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
             try:
                 if data["measure"] == "warn":
                     moderation.moderation_player_warn(player=user, by=by, text=data["reason"])
-                    done = "warned"
+                    done = gettext("%(name)s warned.")
                 elif data["measure"] == "mute":
                     moderation.moderation_player_mute(
                         player=user, by=by, reason=data["reason"], until=_until(data["period"])
                     )
-                    done = "muted"
+                    done = gettext("%(name)s muted.")
                 elif data["measure"] == "suspend":
                     moderation.moderation_player_suspend(
                         player=user, by=by, reason=data["reason"], until=_until(data["period"])
                     )
-                    done = "suspended"
+                    done = gettext("%(name)s suspended.")
                 else:
                     moderation.moderation_player_unmute(player=user, by=by, reason=data["reason"])
-                    done = "unmuted"
+                    done = gettext("%(name)s unmuted.")
             except ApiError as error:
                 form.add_error(None, error_text(error))
             else:
-                self.message_user(request, f"{user.username} {done}.", messages.SUCCESS)
+                self.message_user(request, done % {"name": user.username}, messages.SUCCESS)
                 return self._back(user)
         return render_action_page(
             request,
             self,
-            title=f"Warn, mute or suspend {user.username}",
+            title=gettext("Warn, mute or suspend %(name)s") % {"name": user.username},
             form=form,
             objects=[],
             original=user,
-            submit="Confirm",
-            note="A suspension also revokes the account's tokens and hands its seats to bots; "
-            "it and a mute end by themselves after the period.",
+            submit=gettext("Confirm"),
+            note=gettext(
+                "A suspension also revokes the account's tokens and hands its seats to bots; "
+                "it and a mute end by themselves after the period."
+            ),
         )
 
 
@@ -248,7 +273,7 @@ class ApiTokenAdmin(ModerateMixin, admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    @admin.action(description="Revoke selected tokens", permissions=["moderate"])
+    @admin.action(description=_("Revoke selected tokens"), permissions=["moderate"])
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
         by_user: dict[User, list[int]] = defaultdict(list)
         for token in queryset.filter(revoked_at__isnull=True).select_related("user"):

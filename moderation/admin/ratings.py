@@ -9,6 +9,8 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from moderation.admin.audit import ReadOnlyAdminMixin, admin_link
 from ratings.models import Rating, RatingChange
@@ -38,21 +40,21 @@ class RatingAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     actions = None
     show_full_result_count = False  # a count of every rating on each page is not worth its cost
 
-    @admin.display(description="rating (mu - 3 sigma)", ordering="-ordinal")
+    @admin.display(description=_("rating (mu - 3 sigma)"), ordering="-ordinal")
     def ordinal_shown(self, rating: Rating) -> str:
         return f"{rating.ordinal:.2f}"
 
-    @admin.display(description="provisional", boolean=True)
+    @admin.display(description=_("provisional"), boolean=True)
     def provisional(self, rating: Rating) -> bool:
         return rating.games < PROVISIONAL_GAMES
 
 
 class VoidedFilter(admin.SimpleListFilter):
-    title = "voided"
+    title = _("voided")
     parameter_name = "voided"
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
-        return [("yes", "voided"), ("no", "counted")]
+        return [("yes", gettext("voided")), ("no", gettext("counted"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[RatingChange]) -> QuerySet[RatingChange]:
         if self.value() in ("yes", "no"):
@@ -96,10 +98,10 @@ class RatingChangeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     readonly_fields = fields
     actions = None
 
-    @admin.display(description="game", ordering="game")
+    @admin.display(description=_("game"), ordering="game")
     def game_link(self, change: RatingChange) -> str:
         return admin_link(change.game)
 
-    @admin.display(description="rating change")
+    @admin.display(description=_("rating change"))
     def delta(self, change: RatingChange) -> str:
         return f"{change.ordinal_after - change.ordinal_before:+.2f}"

@@ -23,6 +23,8 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from chat import selectors as chat_selectors
 from core.errors import ApiError
@@ -37,14 +39,27 @@ from players.authentication import request_account
 from players.models import User
 
 #: How long a mute or suspension from a report lasts (hours; 0: until lifted).
-DURATIONS = [(1, "1 hour"), (24, "24 hours"), (72, "3 days"), (168, "7 days"), (720, "30 days"), (0, "until lifted")]
-OUTCOMES = {
-    "dismiss": "Dismiss",
-    "warn": "Warn the player",
-    "mute": "Mute",
-    "suspend": "Suspend",
-    "abort": "Abort the game",
-    "remove": "Remove the message",
+DURATIONS = [
+    (1, _("1 hour")),
+    (24, _("24 hours")),
+    (72, _("3 days")),
+    (168, _("7 days")),
+    (720, _("30 days")),
+    (0, _("until lifted")),
+]
+OUTCOMES: dict[str, Any] = {
+    "dismiss": _("Dismiss"),
+    "warn": _("Warn the player"),
+    "mute": _("Mute"),
+    "suspend": _("Suspend"),
+    "abort": _("Abort the game"),
+    "remove": _("Remove the message"),
+}
+#: A report's state in words (the filter's choices).
+STATUS_WORDS: dict[str, Any] = {
+    ReportStatus.OPEN: _("open"),
+    ReportStatus.ASSIGNED: _("assigned"),
+    ReportStatus.RESOLVED: _("resolved"),
 }
 
 
@@ -55,15 +70,15 @@ def until_from(hours: int) -> Any:
 class StatusFilter(admin.SimpleListFilter):
     """open / assigned / resolved / not resolved, each with its count."""
 
-    title = "state"
+    title = _("state")
     parameter_name = "status"
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
         counts = selectors.report_counts()
         unresolved = counts[ReportStatus.OPEN] + counts[ReportStatus.ASSIGNED]
         return [
-            ("unresolved", f"open or assigned ({unresolved})"),
-            *((status, f"{status} ({counts[status]})") for status in ReportStatus.values),
+            ("unresolved", gettext("open or assigned (%(count)s)") % {"count": unresolved}),
+            *((status, f"{STATUS_WORDS.get(status, status)} ({counts[status]})") for status in ReportStatus.values),
         ]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Report]) -> QuerySet[Report]:
@@ -78,12 +93,15 @@ class OutcomeForm(forms.Form):
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
         max_length=500,
-        help_text="Kept in the audit trail. A warning's player reads it; an aborted game's players see it.",
+        label=_("Reason"),
+        help_text=_("Kept in the audit trail. A warning's player reads it; an aborted game's players see it."),
     )
     duration = forms.TypedChoiceField(
-        coerce=int, choices=DURATIONS, initial=24, help_text="For a mute or a suspension."
+        label=_("Duration"), coerce=int, choices=DURATIONS, initial=24, help_text=_("For a mute or a suspension.")
     )
-    player = forms.TypedChoiceField(coerce=int, choices=(), required=False, help_text="Whom a game's report is about.")
+    player = forms.TypedChoiceField(
+        label=_("Player"), coerce=int, choices=(), required=False, help_text=_("Whom a game's report is about.")
+    )
 
     def __init__(self, *args: Any, players: list[User], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -102,12 +120,16 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     actions = None
     change_list_template = "admin/moderation/report/change_list.html"
 
-    @admin.display(description="target")
+    @admin.display(description=_("target"))
     def target(self, report: Report) -> str:
         if report.target_kind == ReportTarget.GAME:
-            return admin_link(report.game, f"game {report.game_id}")
+            return admin_link(report.game, gettext("game %(id)s") % {"id": report.game_id})
         if report.target_kind == ReportTarget.MESSAGE:
-            return admin_link(report.message, f"message {report.message_id} in game {report.game_id}")
+            return admin_link(
+                report.message,
+                gettext("message %(message)s in game %(game)s")
+                % {"message": report.message_id, "game": report.game_id},
+            )
         return admin_link(report.account, report.account.username if report.account else None)
 
     def get_urls(self) -> list[Any]:
@@ -125,14 +147,14 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         """The report with its target in context, and the outcomes (one click each)."""
         report = self.get_object(request, unquote(object_id))
         if report is None:
-            raise Http404(f"There is no report {object_id}.")
+            raise Http404(gettext("There is no report %(id)s.") % {"id": object_id})
         if not self.has_view_permission(request, report):
             raise PermissionDenied
         players = self._players(report)
         form = OutcomeForm(
             request.POST if request.method == "POST" else None,
             players=players,
-            initial={"reason": f"Reported for {report.get_reason_display()}."},
+            initial={"reason": gettext("Reported for %(reason)s.") % {"reason": report.get_reason_display()}},
         )
         if request.method == "POST":
             if not self.has_moderate_permission(request):
@@ -197,7 +219,9 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         try:
             if outcome == "assign":
                 moderation.report_assign(report_id=report.pk, by=by)
-                self.message_user(request, f"Report {report.pk} is assigned to you.", messages.SUCCESS)
+                self.message_user(
+                    request, gettext("Report %(id)s is assigned to you.") % {"id": report.pk}, messages.SUCCESS
+                )
                 return redirect(request.path)
             if not form.is_valid():
                 return None
@@ -221,20 +245,24 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
             elif outcome == "remove":
                 moderation.report_remove_message(report_id=report.pk, by=by, reason=reason)
             else:
-                form.add_error(None, "Choose an outcome.")
+                form.add_error(None, gettext("Choose an outcome."))
                 return None
         except ApiError as error:
             form.add_error(None, error_text(error))
             return None
         report.refresh_from_db()
-        self.message_user(request, f"Report {report.pk}: {report.get_outcome_display()}.", messages.SUCCESS)
+        self.message_user(
+            request,
+            gettext("Report %(id)s: %(outcome)s.") % {"id": report.pk, "outcome": report.get_outcome_display()},
+            messages.SUCCESS,
+        )
         return redirect(reverse("admin:moderation_report_changelist") + "?status=unresolved")
 
 
 class _HistoryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     actions = None
 
-    @admin.display(description="player", ordering="player__username")
+    @admin.display(description=_("player"), ordering="player__username")
     def player_link(self, obj: Any) -> str:
         return admin_link(obj.player, obj.player.username)
 

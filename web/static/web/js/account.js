@@ -164,7 +164,7 @@ export function renderAccount(root) {
     return h(
       "li",
       { class: "device", "data-token": token.id, "data-current": String(Boolean(token.current)) },
-      h("strong", {}, token.name),
+      h("strong", { "data-testid": "device-name" }, token.name),
       token.current ? h("span", { class: "badge" }, gettext("this device")) : null,
       h(
         "span",

@@ -36,7 +36,7 @@ import { challengePanel } from "./challenges.js";
 import { formatNumber, gettext, interpolate, ngettext } from "./i18n.js";
 import { botLevelName, playerLink, strongestLevel } from "./players.js";
 import { quickPlayPanel } from "./quickplay.js";
-import { busy, h, notify, replaceChildren, setTitle, showError, timeElement } from "./ui.js";
+import { busy, h, levelWord, notify, replaceChildren, setTitle, showError, timeElement } from "./ui.js";
 
 const GUEST_REFRESH_MS = 15000;
 const PAGE = 20;
@@ -295,14 +295,23 @@ export function renderLobby(root) {
     );
   }
 
+  // GET /bots/ `against`: the line-up a level was measured against, "3 greedy" (a count
+  // and a level), in words; anything else as the server wrote it.
+  function lineUp(against) {
+    const match = /^(\d+) (\S+)$/.exec(against || "");
+    if (!match) return against;
+    const count = Number(match[1]);
+    return interpolate(ngettext("%(count)s %(level)s bot", "%(count)s %(level)s bots", count), { count: formatNumber(count), level: levelWord(match[2]) });
+  }
+
   function botLabel(bot) {
     const strongest = strongestLevel(state.bots);
-    const name = bot.name === strongest ? interpolate(gettext("%(name)s, the strongest"), { name: bot.name }) : bot.name;
+    const name = bot.name === strongest ? interpolate(gettext("%(name)s, the strongest"), { name: levelWord(bot.name) }) : levelWord(bot.name);
     if (!bot.strength) return name;
     return interpolate(gettext("%(name)s: wins %(percent)s against %(against)s"), {
       name,
       percent: formatNumber(bot.strength.win_rate, { style: "percent", maximumFractionDigits: 1 }),
-      against: bot.strength.against,
+      against: lineUp(bot.strength.against),
     });
   }
 
@@ -542,7 +551,7 @@ export function renderLobby(root) {
           const select = h(
             "select",
             { "data-testid": "bot-strategy", "data-focus": "bot-strategy", id: `bot-strategy-${game.id}`, value: game.bot_strategy },
-            state.bots.map((b) => h("option", { value: b.name }, b.name)),
+            state.bots.map((b) => h("option", { value: b.name }, levelWord(b.name))),
           );
           actions.push(
             h(
@@ -628,7 +637,7 @@ export function renderLobby(root) {
           : h("span", {}, gettext("opened"), " ", timeElement(game.created_at));
     const extra = [];
     if (game.turn_time_limit) extra.push(interpolate(gettext("%(seconds)s s a turn"), { seconds: game.turn_time_limit }));
-    extra.push(interpolate(gettext("bot level %(level)s"), { level: game.bot_strategy }));
+    extra.push(interpolate(gettext("bot level %(level)s"), { level: levelWord(game.bot_strategy) }));
     return h(
       "li",
       {

@@ -8,14 +8,14 @@
 //   strongestLevel(bots)                    -> the name of the strongest level of GET /bots/
 
 import { gettext, interpolate } from "./i18n.js";
-import { h } from "./ui.js";
+import { h, levelWord } from "./ui.js";
 
 export function profilePath(username) {
   return `/players/${encodeURIComponent(username)}/`;
 }
 
 export function botLevelName(level) {
-  return interpolate(gettext("Bot (%(level)s)"), { level });
+  return interpolate(gettext("Bot (%(level)s)"), { level: levelWord(level) });
 }
 
 export function botBadge() {

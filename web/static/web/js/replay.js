@@ -16,7 +16,7 @@ import * as api from "./api.js";
 import { drawBoard } from "./board.js";
 import { replaySteps } from "./layout.js";
 import { gettext, interpolate, ngettext } from "./i18n.js";
-import { setTitle } from "./ui.js";
+import { setTitle, statusWord } from "./ui.js";
 import { el, seatLabel } from "./table.js";
 
 async function allEvents(id) {
@@ -122,7 +122,7 @@ export function renderReplay(root, { gameId }) {
     if (step.layout) {
       drawBoard(boardBox, step.layout, { arms: game?.game?.ruleset?.spinner_arms, lastTile: step.lastTile || undefined });
     } else {
-      boardBox.replaceChildren(el("p", { class: "cf-board-empty" }, "No tiles on the table yet."));
+      boardBox.replaceChildren(el("p", { class: "cf-board-empty" }, gettext("No tiles on the table yet.")));
     }
     scoreboardAt(step);
     window.cfReplay = { steps: steps.length, step: index, layout: step.layout || null };
@@ -169,7 +169,7 @@ export function renderReplay(root, { gameId }) {
       status.textContent =
         g.game.status === "finished"
           ? interpolate(ngettext("%(steps)s steps, %(count)s hand. Use the arrow keys to step.", "%(steps)s steps, %(count)s hands. Use the arrow keys to step.", rounds.length), { steps: steps.length, count: rounds.length })
-          : interpolate(gettext("This game is %(status)s: the replay shows it so far."), { status: g.game.status });
+          : interpolate(gettext("This game is not over (%(status)s): the replay shows it so far."), { status: statusWord(g.game.status) });
       if (!steps.length) {
         description.textContent = gettext("Nothing has been played yet.");
         return;

@@ -44,7 +44,7 @@ import { gettext, interpolate, ngettext } from "./i18n.js";
 import { layoutFromEvents } from "./layout.js";
 import { reportButton } from "./report.js";
 import { openStream } from "./sse.js";
-import { setTitle } from "./ui.js";
+import { levelWord, setTitle } from "./ui.js";
 
 const PLAYER_REFRESH_MS = 30;
 const SPECTATOR_REFRESH_MS = 700;
@@ -87,7 +87,7 @@ export function seatLabel(game, number) {
   const seat = game?.game?.seats?.[number];
   if (!seat) return interpolate(gettext("seat %(number)s"), { number: number + 1 });
   if (seat.player) return seat.player.username;
-  if (seat.is_bot) return interpolate(gettext("%(level)s bot %(number)s"), { level: seat.bot_strategy || gettext("server"), number: number + 1 });
+  if (seat.is_bot) return interpolate(gettext("%(level)s bot %(number)s"), { level: seat.bot_strategy ? levelWord(seat.bot_strategy) : gettext("server"), number: number + 1 });
   return interpolate(gettext("seat %(number)s (empty)"), { number: number + 1 });
 }
 
@@ -159,17 +159,17 @@ export class EventDescriber {
       case "seat_left":
         return d.moderator ? interpolate(gettext("%(name)s left seat %(seat)s (moderator)"), { name: d.player, seat: d.seat + 1 }) : interpolate(gettext("%(name)s left seat %(seat)s"), { name: d.player, seat: d.seat + 1 });
       case "bot_added":
-        return interpolate(gettext("a %(level)s bot took seat %(seat)s"), { level: d.strategy, seat: d.seat + 1 });
+        return interpolate(gettext("a %(level)s bot took seat %(seat)s"), { level: levelWord(d.strategy), seat: d.seat + 1 });
       case "game_started":
         return gettext("the game started");
       case "game_aborted":
         return d.reason ? interpolate(gettext("the game was aborted by %(name)s: %(reason)s"), { name: d.by, reason: d.reason }) : interpolate(gettext("the game was aborted by %(name)s"), { name: d.by });
       case "seat_resigned":
-        return interpolate(gettext("%(name)s resigned; a %(level)s bot plays the seat"), { name: d.player, level: d.bot_strategy });
+        return interpolate(gettext("%(name)s resigned; a %(level)s bot plays the seat"), { name: d.player, level: levelWord(d.bot_strategy) });
       case "turn_timed_out":
         return interpolate(gettext("%(name)s's turn clock ran out (%(count)s in a row)"), { name: who, count: d.timeouts_in_row });
       case "seat_handed_to_bot":
-        return d.reason === "timeouts" ? interpolate(gettext("a %(level)s bot plays %(name)s's seat after timeouts"), { level: d.bot_strategy, name: who }) : interpolate(gettext("a %(level)s bot plays %(name)s's seat"), { level: d.bot_strategy, name: who });
+        return d.reason === "timeouts" ? interpolate(gettext("a %(level)s bot plays %(name)s's seat after timeouts"), { level: levelWord(d.bot_strategy), name: who }) : interpolate(gettext("a %(level)s bot plays %(name)s's seat"), { level: levelWord(d.bot_strategy), name: who });
       case "seat_returned":
         return interpolate(gettext("%(name)s took the seat back"), { name: d.player });
       case "round_started":
@@ -368,8 +368,8 @@ export function renderTable(root, { gameId }) {
       const n = seat.number;
       const turn = g.game.status === "running" && g.game.turn_seat === n;
       const badges = [];
-      if (seat.player && seat.bot_strategy) badges.push(el("span", { class: "cf-badge cf-badge-bot" }, interpolate(gettext("a %(level)s bot plays"), { level: seat.bot_strategy })));
-      else if (seat.is_bot) badges.push(el("span", { class: "cf-badge cf-badge-bot", title: interpolate(gettext("server bot: %(level)s"), { level: seat.bot_strategy }) }, interpolate(gettext("bot · %(level)s"), { level: seat.bot_strategy })));
+      if (seat.player && seat.bot_strategy) badges.push(el("span", { class: "cf-badge cf-badge-bot" }, interpolate(gettext("a %(level)s bot plays"), { level: levelWord(seat.bot_strategy) })));
+      else if (seat.is_bot) badges.push(el("span", { class: "cf-badge cf-badge-bot", title: interpolate(gettext("server bot: %(level)s"), { level: levelWord(seat.bot_strategy) }) }, interpolate(gettext("bot · %(level)s"), { level: levelWord(seat.bot_strategy) })));
       if (seat.resigned) badges.push(el("span", { class: "cf-badge" }, gettext("resigned")));
       if (g.you && g.you.seat === n) badges.push(el("span", { class: "cf-badge cf-badge-you" }, gettext("you")));
       if (g.game.result?.winners?.includes(n)) badges.push(el("span", { class: "cf-badge cf-badge-winner" }, gettext("★ winner")));
@@ -725,8 +725,12 @@ export function renderTable(root, { gameId }) {
       returnBox.replaceChildren();
       return;
     }
+    // Drawn once while away (the table redraws at every event and clock tick: a button
+    // replaced under the pointer would lose the press).
+    if (!returnBox.hidden && returnBox.dataset.level === seat.bot_strategy) return;
     const button = el("button", { type: "button", class: "cf-action cf-action-main", "data-testid": "return-button", onclick: () => takeSeatBack(button) }, gettext("Take your seat back"));
-    returnBox.replaceChildren(el("p", {}, interpolate(gettext("A %(level)s bot plays your seat while you are away."), { level: seat.bot_strategy })), button);
+    returnBox.replaceChildren(el("p", {}, interpolate(gettext("A %(level)s bot plays your seat while you are away."), { level: levelWord(seat.bot_strategy) })), button);
+    returnBox.dataset.level = seat.bot_strategy;
     returnBox.hidden = false;
   }
 

@@ -12,7 +12,7 @@
 //
 // Every word here is translated (js/i18n.js); dates in the page's language.
 
-import { formatDate, formatDateTime, gettext, interpolate, language } from "./i18n.js";
+import { formatDate, formatDateTime, gettext, interpolate, language, pgettext } from "./i18n.js";
 
 export function h(tag, attrs = {}, ...children) {
   const element = document.createElement(tag);
@@ -156,8 +156,8 @@ export function seatName(game, n) {
   if (!seat) return interpolate(gettext("Seat %(number)s"), { number: n + 1 });
   if (seat.bot_strategy) {
     return seat.player && !seat.player.is_bot
-      ? interpolate(gettext("%(name)s (bot %(strategy)s)"), { name: seat.player.username, strategy: seat.bot_strategy })
-      : interpolate(gettext("Bot (%(strategy)s)"), { strategy: seat.bot_strategy });
+      ? interpolate(gettext("%(name)s (bot %(strategy)s)"), { name: seat.player.username, strategy: levelWord(seat.bot_strategy) })
+      : interpolate(gettext("Bot (%(strategy)s)"), { strategy: levelWord(seat.bot_strategy) });
   }
   if (seat.player) return seat.player.username;
   return interpolate(gettext("Seat %(number)s (free)"), { number: n + 1 });
@@ -172,6 +172,21 @@ export function statusWord(status) {
     aborted: gettext("Aborted"),
   };
   return words[status] || status;
+}
+
+/** A server bot level in words ("hard" -> "hard" / "raske"); the level itself is a
+ * machine field (GET /bots/ `name`), never translated: a level the client does not
+ * know is shown as the server names it. */
+export function levelWord(level) {
+  const words = {
+    random: pgettext("bot level", "random"),
+    easy: pgettext("bot level", "easy"),
+    greedy: pgettext("bot level", "greedy"),
+    medium: pgettext("bot level", "medium"),
+    strong: pgettext("bot level", "strong"),
+    hard: pgettext("bot level", "hard"),
+  };
+  return words[level] || level;
 }
 
 /** "2 minutes ago", "in 20 s", or the date. */
