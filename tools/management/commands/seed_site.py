@@ -32,6 +32,12 @@ class Command(BaseCommand):
         parser.add_argument("--challenges", type=int, default=None, help="Pending challenges (default accounts/20).")
         parser.add_argument("--reports", type=int, default=None, help="Open reports (default accounts/2000, >= 20).")
         parser.add_argument("--chat-per-game", type=int, default=2, help="Chat messages a finished game, on average.")
+        parser.add_argument(
+            "--skip-fk-checks",
+            action="store_true",
+            help="Skip the foreign keys' checks at the commit (a superuser only; the rows are consistent by "
+            "construction, and the tests seed with the checks).",
+        )
         parser.add_argument("--prefix", default="seed", help="Usernames are the prefix and a 7-digit number.")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -49,6 +55,7 @@ class Command(BaseCommand):
             reports=options["reports"],
             chat_per_game=options["chat_per_game"],
             prefix=options["prefix"],
+            skip_fk_checks=options["skip_fk_checks"],
         )
         started = time.perf_counter()
         made = seed_site(plan, self.stdout.write)

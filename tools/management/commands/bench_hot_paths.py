@@ -1,0 +1,35 @@
+"""``manage.py bench_hot_paths --seeded NAME --empty NAME``: every hot path timed on
+a seeded database against an almost empty one in the same run (see
+``tools/hot_paths.py``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand
+from django.test.utils import override_settings
+
+from tools.hot_paths import run
+
+
+class Command(BaseCommand):
+    help = "Time the hot paths (move, lobby, event log, player pages, boards, stream snapshot, admin, login)."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--seeded", required=True, help="The seeded database's name (seed_site).")
+        parser.add_argument("--empty", required=True, help="The almost empty database's name (a small seed_site).")
+        parser.add_argument("--rounds", type=int, default=4, help="Rounds, each database in turn (default 4).")
+        parser.add_argument("--runs", type=int, default=25, help="Requests per path, database and round.")
+        parser.add_argument("--explain", type=int, default=3, help="EXPLAIN the slowest statement of the worst N.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        # Throttles count in the cache, which the benchmark clears before every request.
+        with override_settings(ALLOWED_HOSTS=["*"], DEBUG=False):
+            run(
+                seeded=options["seeded"],
+                empty=options["empty"],
+                rounds=options["rounds"],
+                runs=options["runs"],
+                explain=options["explain"],
+                write=self.stdout.write,
+            )
