@@ -46,13 +46,14 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from chat.models import ChatMessage
 from games import account_feeds, selectors
 from games import services as game_services
 from games.engine import Match
-from games.models import Game, GameStatus, Seat
+from games.models import Event, Game, GameStatus, Move, Seat
 from players import services as player_services
 from players.models import User
-from ratings.models import Rating
+from ratings.models import Rating, RatingChange
 from tools.seed_site import PASSWORD
 
 MOVE_RULESET = {"set_max": 9, "players": 2}
@@ -203,11 +204,49 @@ class Figures:
     samples: dict[tuple[str, str], list[float]] = field(default_factory=dict)
 
 
+def storage(database: str, write: Callable[[str], None]) -> dict[str, float]:
+    """Bytes on disk (heap, TOAST and indexes) per stored move - with the events it
+    caused - and per finished match (its game row, seats, moves, events, rating
+    changes and chat), on ``database``; after VACUUM ANALYZE (what seed_site ends with)."""
+    switch(database)
+    tables = {model._meta.db_table: model for model in (Game, Seat, Move, Event, RatingChange, ChatMessage)}
+    sizes: dict[str, tuple[int, int, int]] = {}
+    with connection.cursor() as cursor:
+        for table in tables:
+            cursor.execute(
+                "SELECT pg_table_size(%s), pg_indexes_size(%s), (SELECT count(*) FROM "
+                + connection.ops.quote_name(table)
+                + ")",
+                [table, table],
+            )
+            sizes[table] = cursor.fetchone()
+    for table, (heap, index, rows) in sizes.items():
+        write(f"storage {table}: {rows} rows, table {heap / 2**20:.1f} MiB, indexes {index / 2**20:.1f} MiB")
+    moves = sizes[Move._meta.db_table][2]
+    log = sum(sum(sizes[m._meta.db_table][:2]) for m in (Move, Event))
+    finished = Game.objects.filter(status=GameStatus.FINISHED).count()
+    everything = sum(heap + index for heap, index, _ in sizes.values())
+    per_move, per_match = log / max(1, moves), everything / max(1, finished)
+    write(f"bytes_per_move (moves and events, tables and indexes): {per_move:.0f}")
+    write(f"bytes_per_finished_match (game, seats, moves, events, rating changes, chat): {per_match:.0f}")
+    return {"bytes_per_move": per_move, "bytes_per_finished_match": per_match}
+
+
 def run(
-    *, seeded: str, empty: str, rounds: int, runs: int, write: Callable[[str], None], explain: int = 3
+    *,
+    seeded: str,
+    empty: str,
+    rounds: int,
+    runs: int,
+    write: Callable[[str], None],
+    explain: int = 3,
+    storage_only: bool = False,
 ) -> dict[str, Any]:
     tag = f"{random.randrange(10**6)}"
     databases = {"seeded": seeded, "empty": empty}
+    sizes = storage(seeded, write)
+    if storage_only:
+        return sizes
     found = {kind: subjects(name, tag) for kind, name in databases.items()}
     for kind, s in found.items():
         switch(s.database)

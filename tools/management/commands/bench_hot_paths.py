@@ -20,6 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--empty", required=True, help="The almost empty database's name (a small seed_site).")
         parser.add_argument("--rounds", type=int, default=4, help="Rounds, each database in turn (default 4).")
         parser.add_argument("--runs", type=int, default=25, help="Requests per path, database and round.")
+        parser.add_argument("--storage-only", action="store_true", help="Print the bytes per move and match only.")
         parser.add_argument("--explain", type=int, default=3, help="EXPLAIN the slowest statement of the worst N.")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -31,5 +32,6 @@ class Command(BaseCommand):
                 rounds=options["rounds"],
                 runs=options["runs"],
                 explain=options["explain"],
+                storage_only=options["storage_only"],
                 write=self.stdout.write,
             )
