@@ -1,11 +1,11 @@
 """``manage.py bench_hot_paths``: every hot path timed on a seeded database against
-an almost empty one, in one run, turn about.
+an almost empty one, in one run, turn about (path by path).
 
 Both databases are on the server ``DATABASE_URL`` names; the command switches the
 connection between them (``--seeded NAME``, ``--empty NAME``: each made by
 ``seed_site``, the empty one with a few hundred accounts and a few games so that
-every path has something to read). In rounds, alternating which database goes
-first, it times through Django's test client (the real URL map, middleware, views
+every path has something to read). In rounds, path by path, alternating which
+database goes first (after one untimed request on the new connection), it times through Django's test client (the real URL map, middleware, views
 and serializers; throttles off; the cache cleared before every request, so each
 one reads the database as after a change):
 
@@ -258,10 +258,15 @@ def run(
     paths = {kind: Paths(s, tag) for kind, s in found.items()}
     figures = Figures()
     order = list(databases)
+    names = list(paths["seeded"].all())
+    # Turn about path by path (not database by database): the machine's speed drifts
+    # within minutes, and a block of every path on one database spans minutes.
     for round_number in range(rounds):
-        for kind in order if round_number % 2 == 0 else reversed(order):
-            switch(databases[kind])
-            for name, prepare in paths[kind].all().items():
+        for name in names:
+            for kind in order if round_number % 2 == 0 else list(reversed(order)):
+                switch(databases[kind])
+                prepare = paths[kind].all()[name]
+                prepare()()  # untimed: the new connection, its first statements
                 bucket = figures.samples.setdefault((name, kind), [])
                 for _ in range(runs):
                     call = prepare()
