@@ -105,7 +105,7 @@ def game_open_full(
     ``game_add_bot`` and ``game_start`` one after the other (quick play's tables)."""
     seated = [p.pk for p in players] + [a.pk for _, a in bots if a is not None]
     if not players or len(set(seated)) != len(seated):
-        raise GameError(GameCode.ALREADY_SEATED, gettext("An account can take only one seat at a table."))
+        raise GameError(GameCode.ALREADY_SEATED, gettext("You already have a seat at this game."))
     for strategy in {bot_strategy, *(strategy for strategy, _ in bots)}:
         if strategy not in STRATEGIES:
             raise GameError(
