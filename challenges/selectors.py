@@ -115,16 +115,20 @@ def feed_items(user: User, keys: Sequence[str], since: datetime | None) -> list[
     """The ``challenges`` feed: the account's pending challenges (sent and received),
     those the stream already knows (``keys``) and those changed since ``since`` - in
     one query: the invites of those challenges, each with its challenge, creator and
-    invitee (the challenges found by the creator and invitee indexes)."""
+    invitee (the challenges found by the creator and invitee indexes, a union of the two)."""
     current = Q(status=ChallengeStatus.PENDING)
     known = [int(key) for key in keys if key.isdigit()]
     if known:
         current |= Q(pk__in=known)
     if since is not None:
         current |= Q(updated_at__gte=since)
-    concerned = Challenge.objects.filter(Q(creator=user) | Q(pk__in=_received(user))).filter(current)
+    # The union of what the account sent (by creator) and received (by invitee): an OR of
+    # the two read every pending challenge of the site before filtering by account
+    # (97 ms at 5,000 pending against 3.6 ms; docs/performance.md, "Hot paths on a large database").
+    sent = Challenge.objects.filter(creator=user).filter(current).values("pk")
+    received = Challenge.objects.filter(pk__in=_received(user)).filter(current).values("pk")
     rows = (
-        ChallengeInvite.objects.filter(challenge__in=concerned.values("pk"))
+        ChallengeInvite.objects.filter(challenge__in=sent.union(received))
         .select_related("challenge__creator", "invitee")
         .order_by("challenge_id", "seat")
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -196,31 +197,44 @@ class MatchReport:
     failed: int = 0
 
 
+#: Tables of one pool a matcher opens in one transaction (each in a savepoint): a
+#: burst's tables are made without a commit each (docs/performance.md, "Quick play").
+BATCH_TABLES = 25
+
+
 def seeks_match(
     *,
     now: datetime | None = None,
     window: RatingWindow | None = None,
     limit: int = 100,
     budget_seconds: float | None = None,
+    legacy: bool = False,
 ) -> MatchReport:
     """Decide until nothing is left to decide (at most ``limit`` passes). A pass reads
-    the waiting seeks once and plans from them; each decision - a table of seekers,
-    a table with bots for a seek whose wait ran out, an expiry - is then its own
-    transaction with the matcher's lock and the decided seeks locked and read again:
-    when they changed meanwhile (cancelled, matched by another matcher, their player
-    seated elsewhere), the pass ends and the next one reads again. ``budget_seconds``:
-    start no decision after that long (the task stays within its time limit; the next
-    run goes on from the database)."""
+    the waiting seeks once and plans from them; its decisions - tables of seekers (up
+    to ``BATCH_TABLES`` of one pool together), a table with bots for a seek whose wait
+    ran out, an expiry - are transactions with the pool's matcher lock and the decided
+    seeks locked and read again: when they changed meanwhile (cancelled, matched by
+    another matcher, their player seated elsewhere), the pass ends and the next one
+    reads again. Matchers work in parallel over different pools (players, preset,
+    rated, clock): a pool whose lock another matcher holds is skipped (that matcher
+    goes on until nothing is left in it). ``budget_seconds``: start no decision after
+    that long (the task stays within its time limit; the next run goes on from the
+    database). ``legacy``: the matcher as it was before (one lock for all pools, a
+    transaction a table, the table made by five games services calls), kept only as
+    ``bench_matching --compare``'s baseline."""
     report = MatchReport()
     window = window or rating_window()
     stop = None if budget_seconds is None else time.monotonic() + budget_seconds
     for _ in range(limit):
-        if not _pass(report, window, now, stop):
+        if not _pass(report, window, now, stop, legacy):
             break
     return report
 
 
-def _pass(report: MatchReport, window: RatingWindow, fixed_now: datetime | None, stop: float | None) -> bool:
+def _pass(
+    report: MatchReport, window: RatingWindow, fixed_now: datetime | None, stop: float | None, legacy: bool = False
+) -> bool:
     """One plan, carried out; True if it decided anything (another pass may then)."""
     waiting = list(Seek.objects.select_related("user").filter(status=SeekStatus.WAITING).order_by("created_at", "id"))
     if not waiting:
@@ -229,50 +243,111 @@ def _pass(report: MatchReport, window: RatingWindow, fixed_now: datetime | None,
         return True
     now = fixed_now or timezone.now()
     candidates = [_candidate(s) for s in waiting]
-    decided = False
+    groups: list[list[Candidate]] = []
     while (group := next_group(candidates, window, now)) is not None:
-        if stop is not None and time.monotonic() > stop:
-            return False
-        if not _decide([c.id for c in group], bots=0, report=report):
-            return True
-        decided = True
+        groups.append(group)
         taken = {c.id for c in group}
         candidates = [c for c in candidates if c.id not in taken]
+    decided = False
+    if legacy:
+        for group in groups:
+            if stop is not None and time.monotonic() > stop:
+                return False
+            if not _decide([c.id for c in group], bots=0, report=report, legacy=True):
+                return True
+            decided = True
+    else:
+        by_pool: dict[Any, list[list[int]]] = {}
+        for group in groups:
+            by_pool.setdefault(group[0].pool, []).append([c.id for c in group])
+        for pool, planned in by_pool.items():
+            for start in range(0, len(planned), BATCH_TABLES):
+                if stop is not None and time.monotonic() > stop:
+                    return False
+                outcome = _decide_tables(pool, planned[start : start + BATCH_TABLES], report)
+                if outcome is None:
+                    break  # another matcher holds this pool: it goes on with it
+                decided = decided or outcome[0]
+                if not outcome[1]:
+                    return True  # some seeks changed meanwhile: read again
     while (timeout := next_timeout(candidates, window, now)) is not None:
         if stop is not None and time.monotonic() > stop:
             return False
         ids = [timeout.seek.id, *(c.id for c in timeout.companions)]
-        if not _decide(ids, bots=timeout.bots, report=report, expire=timeout.bots == 0 and not timeout.companions):
+        expire = timeout.bots == 0 and not timeout.companions
+        if not _decide(ids, bots=timeout.bots, report=report, expire=expire, legacy=legacy, pool=timeout.seek.pool):
             return True
         decided = True
         candidates = [c for c in candidates if c.id not in ids]
     return decided
 
 
-def _lock_matcher() -> None:
-    """One matcher decides at a time: the lock row (made on first use), held to the
-    end of the transaction; it also says when the last decision was made."""
-    if not MatcherLock.objects.filter(pk=1).update(last_run_at=timezone.now()):  # an UPDATE locks the row
-        try:
-            with transaction.atomic():
-                MatcherLock.objects.create(pk=1)
-        except IntegrityError:  # made by another matcher meanwhile
-            pass
-        MatcherLock.objects.filter(pk=1).update(last_run_at=timezone.now())
+def _pool_lock_id(pool: Any) -> int:
+    """The matcher lock row of a pool (2 and up; 1 is the legacy matcher's one lock)."""
+    return 2 + zlib.crc32(repr(pool).encode()) % 30000
 
 
-def _decide(ids: list[int], *, bots: int, report: MatchReport, expire: bool = False) -> bool:
+def _lock_matcher(pool: Any = None, *, wait: bool = True) -> bool:
+    """Take the matcher lock row of ``pool`` (made on first use; None: the legacy
+    matcher's one lock) until the end of the transaction; it also says when the last
+    decision was made. ``wait=False``: False at once if another matcher holds it."""
+    key = 1 if pool is None else _pool_lock_id(pool)
+    if wait:
+        if MatcherLock.objects.filter(pk=key).update(last_run_at=timezone.now()):  # an UPDATE locks the row
+            return True
+    else:
+        held = MatcherLock.objects.select_for_update(skip_locked=True).filter(pk=key).values_list("pk", flat=True)
+        if list(held):
+            MatcherLock.objects.filter(pk=key).update(last_run_at=timezone.now())
+            return True
+        if MatcherLock.objects.filter(pk=key).exists():
+            return False  # another matcher's
+    try:
+        with transaction.atomic():
+            MatcherLock.objects.create(pk=key)
+    except IntegrityError:  # made by another matcher meanwhile
+        pass
+    return _lock_matcher(pool, wait=True) if wait else _lock_matcher(pool, wait=False)
+
+
+def _locked_waiting(ids: list[int]) -> list[Seek]:
+    return list(
+        Seek.objects.select_for_update(of=("self",))
+        .select_related("user")
+        .filter(pk__in=ids, status=SeekStatus.WAITING)
+        .order_by("created_at", "id")
+    )
+
+
+def _decide_tables(pool: Any, planned: list[list[int]], report: MatchReport) -> tuple[bool, bool] | None:
+    """Open the tables ``planned`` (seek ids each, oldest first) of one pool in one
+    transaction, each table in a savepoint. None if another matcher holds the pool;
+    else (any table opened, every planned table opened)."""
+    with transaction.atomic():
+        if not _lock_matcher(pool, wait=False):
+            return None
+        seeks = _locked_waiting([i for ids in planned for i in ids])
+        by_id = {s.pk: s for s in seeks}
+        seated = _seated([s.user_id for s in seeks])
+        opened = 0
+        for ids in planned:
+            group = [by_id.get(i) for i in ids]
+            if any(s is None or not s.user.is_active or s.user_id in seated for s in group):
+                continue  # changed meanwhile: the next pass reads again (and drops the unavailable)
+            _open_table([s for s in group if s is not None], bots=0, report=report)
+            opened += 1
+    return opened > 0, opened == len(planned)
+
+
+def _decide(
+    ids: list[int], *, bots: int, report: MatchReport, expire: bool = False, legacy: bool = False, pool: Any = None
+) -> bool:
     """Carry out one decision about the seeks ``ids`` (the first one's settings):
     expire it, or open their table with ``bots`` server bots. False, with nothing
     done, if they are no longer all waiting or a player is no longer available."""
     with transaction.atomic():
-        _lock_matcher()
-        seeks = list(
-            Seek.objects.select_for_update(of=("self",))
-            .select_related("user")
-            .filter(pk__in=ids, status=SeekStatus.WAITING)
-            .order_by("created_at", "id")
-        )
+        _lock_matcher(None if legacy else pool)
+        seeks = _locked_waiting(ids)
         if len(seeks) != len(ids) or _drop_unavailable(seeks, report):
             return False
         if expire:
@@ -280,7 +355,7 @@ def _decide(ids: list[int], *, bots: int, report: MatchReport, expire: bool = Fa
             report.expired += 1
         else:
             by_id = {s.pk: s for s in seeks}
-            _open_table([by_id[i] for i in ids], bots=bots, report=report)
+            _open_table([by_id[i] for i in ids], bots=bots, report=report, legacy=legacy)
         return True
 
 
@@ -299,16 +374,19 @@ def _candidate(seek: Seek) -> Candidate:
     )
 
 
+def _seated(user_ids: list[int]) -> set[int]:
+    """Those of ``user_ids`` who hold a seat they have not resigned at an open or running table."""
+    return set(
+        Seat.objects.filter(
+            player_id__in=user_ids, resigned=False, game__status__in=(GameStatus.OPEN, GameStatus.RUNNING)
+        ).values_list("player_id", flat=True)
+    )
+
+
 def _drop_unavailable(waiting: list[Seek], report: MatchReport) -> bool:
     """Cancel the seeks of players who have since been suspended or taken a seat at
     another table (never put an account in two games); True if there were any."""
-    seated = set(
-        Seat.objects.filter(
-            player_id__in=[s.user_id for s in waiting],
-            resigned=False,
-            game__status__in=(GameStatus.OPEN, GameStatus.RUNNING),
-        ).values_list("player_id", flat=True)
-    )
+    seated = _seated([s.user_id for s in waiting])
     suspended = [s for s in waiting if not s.user.is_active]
     elsewhere = [s for s in waiting if s.user.is_active and s.user_id in seated]
     if not (suspended or elsewhere):
@@ -324,33 +402,29 @@ def _drop_unavailable(waiting: list[Seek], report: MatchReport) -> bool:
     return True
 
 
-def _open_table(seeks: list[Seek], *, bots: int, report: MatchReport) -> None:
+def _open_table(seeks: list[Seek], *, bots: int, report: MatchReport, legacy: bool = False) -> None:
     """Open, fill and start the table of ``seeks`` (the first one's settings; the
     oldest seeker creates it and sits first) with ``bots`` server bots at the first
-    seeker's level, and mark the seeks matched - or, if the games layer refuses,
-    mark them failed (in a savepoint: nothing of the table is kept)."""
+    seeker's level - one games change (``games.services.game_open_full``) - and mark
+    the seeks matched; or, if the games layer refuses, mark them failed (in a
+    savepoint: nothing of the table is kept)."""
     first = seeks[0]
     preset = PRESETS[first.preset]
     try:
         with transaction.atomic():
-            game = game_services.game_create(
-                creator=first.user,
-                ruleset=preset.ruleset_for(first.players),
-                turn_time_limit=first.turn_time_limit,
-                bot_strategy=first.bot_level,
-                rated=first.rated,
-                sit=True,
-            )
-            for seek in seeks[1:]:
-                game_services.game_join(game_id=game.pk, player=seek.user)
-            for number in range(1, bots + 1):
-                game_services.game_add_bot(
-                    game_id=game.pk,
-                    by=first.user,
-                    strategy=first.bot_level,
-                    account=hooks.level_account(first.bot_level, number),
+            if legacy:
+                game = _open_table_legacy(seeks, bots)
+            else:
+                game = game_services.game_open_full(
+                    players=[s.user for s in seeks],
+                    bots=[
+                        (first.bot_level, hooks.level_account(first.bot_level, number)) for number in range(1, bots + 1)
+                    ],
+                    ruleset=preset.ruleset_for(first.players),
+                    turn_time_limit=first.turn_time_limit,
+                    bot_strategy=first.bot_level,
+                    rated=first.rated,
                 )
-            game_services.game_start(game_id=game.pk, by=first.user)
     except ApiError as error:
         log.error("seeks %s: the table could not be set up (%s: %s)", [s.pk for s in seeks], error.code, error.detail)
         _close(seeks, SeekStatus.CANCELLED, SeekEndReason.FAILED)
@@ -364,3 +438,28 @@ def _open_table(seeks: list[Seek], *, bots: int, report: MatchReport) -> None:
         report.with_bots += len(seeks)
     else:
         report.matched += len(seeks)
+
+
+def _open_table_legacy(seeks: list[Seek], bots: int) -> Game:
+    """The table as the matcher made it before ``game_open_full``: five games changes
+    (``bench_matching --compare``'s baseline only)."""
+    first = seeks[0]
+    game = game_services.game_create(
+        creator=first.user,
+        ruleset=PRESETS[first.preset].ruleset_for(first.players),
+        turn_time_limit=first.turn_time_limit,
+        bot_strategy=first.bot_level,
+        rated=first.rated,
+        sit=True,
+    )
+    for seek in seeks[1:]:
+        game_services.game_join(game_id=game.pk, player=seek.user)
+    for number in range(1, bots + 1):
+        game_services.game_add_bot(
+            game_id=game.pk,
+            by=first.user,
+            strategy=first.bot_level,
+            account=hooks.level_account(first.bot_level, number),
+        )
+    game_services.game_start(game_id=game.pk, by=first.user)
+    return game

@@ -7,7 +7,7 @@ from typing import ClassVar
 from django.contrib.auth.models import AbstractUser
 from django.contrib.auth.models import UserManager as DjangoUserManager
 from django.db import models
-from django.db.models.functions import Lower
+from django.db.models.functions import Lower, Upper
 from django.utils import timezone
 
 
@@ -44,6 +44,12 @@ class User(AbstractUser):
     class Meta(AbstractUser.Meta):
         constraints = [
             models.UniqueConstraint(Lower("username"), name="players_user_username_ci_unique"),
+        ]
+        indexes = [
+            # What Django's username__iexact (UPPER(username) = UPPER(%s)) reads: every
+            # log-in and player page looks an account up by its name, regardless of case;
+            # without it that is a scan of the accounts (docs/performance.md, "Hot paths").
+            models.Index(Upper("username"), name="players_user_username_upper"),
         ]
 
 

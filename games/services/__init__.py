@@ -6,7 +6,16 @@ commit. Import from here: ``from games import services; services.move_submit(...
 """
 
 from games.services.commit import GameChange, GameGone, MoveResult, game_change, game_change_new, games_purge
-from games.services.lobby import MAX_SEED, game_abort, game_add_bot, game_create, game_join, game_leave, game_start
+from games.services.lobby import (
+    MAX_SEED,
+    game_abort,
+    game_add_bot,
+    game_create,
+    game_join,
+    game_leave,
+    game_open_full,
+    game_start,
+)
 from games.services.moderation import (
     SeatChanged,
     game_abort_as_moderator,
@@ -41,6 +50,7 @@ __all__ = [
     "game_create",
     "game_join",
     "game_leave",
+    "game_open_full",
     "game_resign",
     "game_start",
     "games_purge",

@@ -407,12 +407,18 @@ def game_change(game_id: int, *, seats: bool = False, replay_of: tuple[int, str]
 
 
 @contextmanager
-def game_change_new(*, seats: int, **fields: Any) -> Iterator[GameChange]:
-    """A new table with ``seats`` empty seats, as the first change of its life."""
+def game_change_new(
+    *, seats: int, seat_fields: list[dict[str, Any]] | None = None, **fields: Any
+) -> Iterator[GameChange]:
+    """A new table with ``seats`` seats, as the first change of its life: empty, or
+    taken as ``seat_fields`` says (one dict of ``Seat`` fields a seat; ``change.seats``
+    then holds them, in seat order)."""
     with transaction.atomic():
         game = Game.objects.create(**fields)
-        Seat.objects.bulk_create(Seat(game=game, number=n) for n in range(seats))
-        change = GameChange(game)
+        made = Seat.objects.bulk_create(
+            Seat(game=game, number=n, **(seat_fields[n] if seat_fields else {})) for n in range(seats)
+        )
+        change = GameChange(game, made if seat_fields else None)
         yield change
         change._finish()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from typing import Any
 
 from django.utils import timezone
@@ -87,6 +88,73 @@ def game_create(
             events.append({"type": "seat_taken", "seat": 0, "player": creator.username, "is_bot": creator.is_bot})
         change.events_append(*events)
     return game
+
+
+def game_open_full(
+    *,
+    players: list[User],
+    bots: Sequence[tuple[str, User | None]] = (),
+    ruleset: dict[str, Any] | None = None,
+    turn_time_limit: int | None = None,
+    bot_strategy: str = "greedy",
+    rated: bool = False,
+) -> Game:
+    """Open a table, seat ``players`` (the first one creates it) and then ``bots``
+    (each a strategy and the bot account it plays under, or None), and start it - in
+    one change, with the same events as ``game_create``, ``game_join``,
+    ``game_add_bot`` and ``game_start`` one after the other (quick play's tables)."""
+    seated = [p.pk for p in players] + [a.pk for _, a in bots if a is not None]
+    if not players or len(set(seated)) != len(seated):
+        raise GameError(GameCode.ALREADY_SEATED, gettext("You already have a seat at this game."))
+    for strategy in {bot_strategy, *(strategy for strategy, _ in bots)}:
+        if strategy not in STRATEGIES:
+            raise GameError(
+                GameCode.UNKNOWN_STRATEGY,
+                gettext("There is no bot strategy '%(bot_strategy)s' (see GET /bots/).") % {"bot_strategy": strategy},
+            )
+    if any(account is not None and not account.is_bot for _, account in bots):
+        raise ValueError("a server bot plays only under a bot account")
+    with engine_refusals():
+        rules = Ruleset.from_dict(ruleset)
+    if rules.players != len(players) + len(bots):
+        raise GameError(
+            GameCode.SEATS_NOT_FILLED,
+            gettext("Seat(s) %(seats)s still empty: fill them (or add bots) first.")
+            % {"seats": ", ".join(map(str, range(len(players) + len(bots), rules.players)))},
+        )
+    creator = players[0]
+    seat_fields: list[dict[str, Any]] = [{"player": p} for p in players]
+    seat_fields += [{"player": account, "bot_strategy": strategy} for strategy, account in bots]
+    events: list[dict[str, Any]] = [
+        {"type": "game_created", "creator": creator.username, "ruleset": rules.to_dict(), "practice": False,
+         "rated": rated},
+    ]  # fmt: skip
+    for number, player in enumerate(players):
+        events.append({"type": "seat_taken", "seat": number, "player": player.username, "is_bot": player.is_bot})
+    for number, (strategy, account) in enumerate(bots, len(players)):
+        event = {"type": "bot_added", "seat": number, "strategy": strategy}
+        if account is not None:
+            event["player"] = account.username
+        events.append(event)
+    events.append({"type": "game_started"})
+    seed = secrets.randbelow(MAX_SEED)
+    with engine_refusals():
+        match, payloads = Match.new(rules, seed)
+    with game_change_new(
+        seats=rules.players,
+        seat_fields=seat_fields,
+        creator=creator,
+        ruleset=rules.to_dict(),
+        seed=seed,
+        rated=rated,
+        turn_time_limit=turn_time_limit,
+        bot_strategy=bot_strategy,
+        status=GameStatus.RUNNING,
+        started_at=timezone.now(),
+    ) as change:
+        change.events_append(*events)
+        change.match_store(match, payloads, change.seats)
+    return change.game
 
 
 def _free_seat(change: GameChange, number: int | None) -> Seat:

@@ -305,10 +305,10 @@ def test_a_matcher_that_dies_mid_way_leaves_the_seeks_waiting_and_no_table(peopl
     seeks = [seeker(people)[1] for _ in range(2)]
     games_before = Game.objects.count()
 
-    def die(**kwargs: Any) -> None:
-        raise SystemExit("the worker was killed")  # after the table was opened and filled
+    def die(*args: Any, **kwargs: Any) -> None:
+        raise SystemExit("the worker was killed")  # after the table was opened, filled and started
 
-    monkeypatch.setattr(services.game_services, "game_start", die)
+    monkeypatch.setattr(services, "_close", die)
     with pytest.raises(SystemExit):
         services.seeks_match()
     assert Game.objects.count() == games_before  # the half-made table went with the transaction

@@ -42,6 +42,7 @@ from django.db import close_old_connections, connection
 
 from core.processes import celery_command
 from games import services as game_services
+from games.models import Seat
 from matchmaking import services
 from matchmaking.models import Seek, SeekStatus
 from matchmaking.presets import PRESETS
@@ -70,8 +71,26 @@ class Command(BaseCommand):
         parser.add_argument("--inline", action="store_true", help="Run the matcher in this process, no worker.")
         parser.add_argument("--timeout", type=float, default=120.0, help="Give up after this many seconds.")
         parser.add_argument("--keep", action="store_true", help="Keep the accounts, seeks and games.")
+        parser.add_argument(
+            "--compare",
+            type=int,
+            default=0,
+            metavar="N",
+            help="N runs of each, in turn, of the matcher as it was before (services.seeks_match(legacy=True): "
+            "one lock, a transaction and five games changes a table) and as it is; implies --inline.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if not options["compare"]:
+            self._run(options, legacy=False)
+            return
+        options["inline"] = True
+        for number in range(options["compare"]):
+            for legacy in (False, True) if number % 2 else (True, False):
+                self.stdout.write(f"== {'before (legacy)' if legacy else 'after'}, run {number + 1}")
+                self._run(options, legacy=legacy)
+
+    def _run(self, options: dict[str, Any], *, legacy: bool) -> None:
         players, count = options["players"], options["seekers"]
         if count % players:
             raise CommandError("--seekers must be a multiple of --players (every seek can then be matched).")
@@ -86,7 +105,8 @@ class Command(BaseCommand):
         try:
             if options["inline"]:
                 matchers = [
-                    threading.Thread(target=self._match_loop, args=(stop,)) for _ in range(options["concurrency"])
+                    threading.Thread(target=self._match_loop, args=(stop, legacy))
+                    for _ in range(options["concurrency"])
                 ]
             else:
                 app.conf.task_default_queue = queue
@@ -100,6 +120,11 @@ class Command(BaseCommand):
             rows = list(
                 Seek.objects.filter(user__in=accounts).values_list("created_at", "matched_at", "game_id", "status")
             )
+            # Nobody seated twice: each account holds one seat, at the game its seek names.
+            seats = list(Seat.objects.filter(player__in=accounts).values_list("player_id", "game_id"))
+            matched_in = dict(Seek.objects.filter(user__in=accounts).values_list("user_id", "game_id"))
+            twice = len(seats) - len({player for player, _ in seats})
+            elsewhere = sum(1 for player, game in seats if matched_in.get(player) != game)
         finally:
             stop.set()
             for thread in matchers:
@@ -114,6 +139,7 @@ class Command(BaseCommand):
         self._report(
             rows, players, count, posted, how + (f", {options['rate']:g} seeks/s" if options["rate"] else ", a burst")
         )
+        self.stdout.write(f"seated_twice: {twice}, seated_elsewhere_than_matched: {elsewhere}")
 
     def _accounts(self, tag: str, count: int) -> list[User]:
         users = []
@@ -152,12 +178,12 @@ class Command(BaseCommand):
         if errors:
             raise CommandError(f"{len(errors)} seek(s) failed, the first: {errors[0]!r}")
 
-    def _match_loop(self, stop: threading.Event) -> None:
+    def _match_loop(self, stop: threading.Event, legacy: bool = False) -> None:
         """What the task does, again and again until told to stop."""
         try:
             while not stop.is_set():
                 close_old_connections()
-                services.seeks_match()
+                services.seeks_match(legacy=legacy)
         finally:
             connection.close()
 

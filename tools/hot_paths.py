@@ -1,0 +1,324 @@
+"""``manage.py bench_hot_paths``: every hot path timed on a seeded database against
+an almost empty one, in one run, turn about (path by path).
+
+Both databases are on the server ``DATABASE_URL`` names; the command switches the
+connection between them (``--seeded NAME``, ``--empty NAME``: each made by
+``seed_site``, the empty one with a few hundred accounts and a few games so that
+every path has something to read). In rounds, path by path, alternating which
+database goes first (after one untimed request on the new connection), it times through Django's test client (the real URL map, middleware, views
+and serializers; throttles off; the cache cleared before every request, so each
+one reads the database as after a change):
+
+* ``move``: a player's ``POST /games/{id}/moves/`` in a running 2-player game
+  (two fresh accounts, token authentication; the legal move worked out before
+  the clock starts);
+* ``lobby open``, ``lobby mine``: the lobby's two lists (``/games/?status=open``,
+  ``/games/?mine=true`` of a busy player);
+* ``events start``, ``events end``: a finished game's event-log page from seq 0
+  and its last page;
+* ``player games``, ``player ratings``: a busy player's finished games and
+  ratings pages;
+* ``leaderboard first``, ``leaderboard deep``: the board's first page and one at
+  half its depth;
+* ``stream snapshot``: what the account stream reads before its first frame (the
+  account's games and every account feed's snapshot: challenges, seeks ...);
+* ``admin reports``: the admin's report queue (first page, a superuser);
+* ``login``: ``POST /session/`` with the seeded password.
+
+Prints a table: per path and database p50 and p99 in ms, and the seeded / empty
+ratio of each; then ``EXPLAIN (ANALYZE, BUFFERS)`` of the statements of the worst
+three paths (``--explain``). Nothing is timed in the test suite.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.cache import cache
+from django.db import connection
+from django.db.models import Count
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from chat.models import ChatMessage
+from games import account_feeds, selectors
+from games import services as game_services
+from games.engine import Match
+from games.models import Event, Game, GameStatus, Move, Seat
+from players import services as player_services
+from players.models import User
+from ratings.models import Rating, RatingChange
+from tools.seed_site import PASSWORD
+
+MOVE_RULESET = {"set_max": 9, "players": 2}
+
+
+def percentile(samples: list[float], share: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] * 1000
+
+
+def switch(database: str) -> None:
+    """Point the default connection at ``database`` (same server)."""
+    if connection.settings_dict["NAME"] != database:
+        connection.close()
+        connection.settings_dict["NAME"] = database
+
+
+@dataclass
+class Subjects:
+    """What one database's paths read: chosen once, before any timing."""
+
+    database: str
+    busy: User
+    game: Game
+    pool: str
+    board_size: int
+    admin: Client
+    api: APIClient
+    movers: dict[int, APIClient] = field(default_factory=dict)
+    move_game: int = 0
+
+
+def _token_client(user: User) -> APIClient:
+    client = APIClient()
+    issued = player_services.token_create(user=user, name="bench")
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.secret}")
+    return client
+
+
+def subjects(database: str, tag: str) -> Subjects:
+    switch(database)
+    busy_id = (
+        Seat.objects.filter(player__isnull=False, game__status=GameStatus.FINISHED)
+        .values("player_id")
+        .annotate(n=Count("id"))
+        .order_by("-n")
+        .values_list("player_id", flat=True)
+        .first()
+    )
+    assert busy_id is not None, f"{database} has no finished game: seed it first"
+    busy = User.objects.get(pk=busy_id)
+    game = Game.objects.filter(status=GameStatus.FINISHED).order_by("-seq").first()
+    assert game is not None, f"{database} has no finished game: seed it first"
+    rating = Rating.objects.values("pool").annotate(n=Count("id")).order_by("-n").first()
+    assert rating is not None
+    admin_user, _ = User.objects.get_or_create(
+        username=f"bench-admin-{tag}", defaults={"is_staff": True, "is_superuser": True}
+    )
+    admin = Client()
+    admin.force_login(admin_user)
+    found = Subjects(
+        database=database,
+        busy=busy,
+        game=game,
+        pool=rating["pool"],
+        board_size=rating["n"],
+        admin=admin,
+        api=_token_client(busy),
+    )
+    return found
+
+
+def new_move_game(s: Subjects, tag: str) -> None:
+    """A running 2-player game between two fresh accounts, for the move path."""
+    players = [
+        User.objects.create_user(username=f"bench-mover-{tag}-{random.randrange(10**9)}", password=None)
+        for _ in range(2)
+    ]
+    game = game_services.game_create(creator=players[0], ruleset=MOVE_RULESET)
+    game_services.game_join(game_id=game.pk, player=players[1])
+    game_services.game_start(game_id=game.pk, by=players[0])
+    s.move_game = game.pk
+    s.movers = {n: _token_client(p) for n, p in enumerate(players)}
+
+
+def _ok(response: Any) -> Any:
+    assert response.status_code in (200, 201), (response.status_code, getattr(response, "content", b"")[:300])
+    return response
+
+
+class Paths:
+    """Each path: a function that makes one request (untimed preparation inside
+    returns the timed call)."""
+
+    def __init__(self, s: Subjects, tag: str) -> None:
+        self.s, self.tag = s, tag
+
+    def all(self) -> dict[str, Callable[[], Callable[[], Any]]]:
+        s = self.s
+        name = s.busy.username
+        game = s.game
+        return {
+            "move": self.move,
+            "lobby open": lambda: lambda: _ok(s.api.get("/api/v1/games/", {"status": "open"})),
+            "lobby mine": lambda: lambda: _ok(s.api.get("/api/v1/games/", {"mine": "true"})),
+            "events start": lambda: lambda: _ok(s.api.get(f"/api/v1/games/{game.pk}/events/", {"after": 0})),
+            "events end": lambda: (
+                lambda: _ok(s.api.get(f"/api/v1/games/{game.pk}/events/", {"after": max(0, game.seq - 20)}))
+            ),
+            "player games": lambda: lambda: _ok(s.api.get("/api/v1/games/", {"player": name, "status": "finished"})),
+            "player ratings": lambda: lambda: _ok(s.api.get(f"/api/v1/players/{name}/ratings/")),
+            "leaderboard first": lambda: lambda: _ok(s.api.get("/api/v1/leaderboard/", {"pool": s.pool})),
+            "leaderboard deep": lambda: (
+                lambda: _ok(s.api.get("/api/v1/leaderboard/", {"pool": s.pool, "offset": str(s.board_size // 2)}))
+            ),
+            "stream snapshot": lambda: (
+                lambda: (
+                    selectors.account_game_list(user=s.busy),
+                    account_feeds.snapshot(s.busy),
+                )
+            ),
+            "admin reports": lambda: lambda: _ok(s.admin.get("/admin/moderation/report/")),
+            "login": lambda: (
+                lambda: _ok(
+                    Client().post(
+                        "/api/v1/session/", {"username": name, "password": PASSWORD}, content_type="application/json"
+                    )
+                )
+            ),
+        }
+
+    def move(self) -> Callable[[], Any]:
+        s = self.s
+        game = Game.objects.get(pk=s.move_game)
+        if game.status != GameStatus.RUNNING:
+            new_move_game(s, self.tag)
+            game = Game.objects.get(pk=s.move_game)
+        match = Match.from_dict(game.state)
+        seat = match.turn
+        move = match.legal_moves()[0].to_dict()
+        client = s.movers[seat]
+        body = dict(move, expected_seq=game.seq)
+        return lambda: _ok(client.post(f"/api/v1/games/{game.pk}/moves/", body, format="json"))
+
+
+@dataclass
+class Figures:
+    samples: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+
+
+def storage(database: str, write: Callable[[str], None]) -> dict[str, float]:
+    """Bytes on disk (heap, TOAST and indexes) per stored move - with the events it
+    caused - and per finished match (its game row, seats, moves, events, rating
+    changes and chat), on ``database``; after VACUUM ANALYZE (what seed_site ends with)."""
+    switch(database)
+    tables = {model._meta.db_table: model for model in (Game, Seat, Move, Event, RatingChange, ChatMessage)}
+    sizes: dict[str, tuple[int, int, int]] = {}
+    with connection.cursor() as cursor:
+        for table in tables:
+            cursor.execute(
+                "SELECT pg_table_size(%s), pg_indexes_size(%s), (SELECT count(*) FROM "
+                + connection.ops.quote_name(table)
+                + ")",
+                [table, table],
+            )
+            sizes[table] = cursor.fetchone()
+    for table, (heap, index, rows) in sizes.items():
+        write(f"storage {table}: {rows} rows, table {heap / 2**20:.1f} MiB, indexes {index / 2**20:.1f} MiB")
+    moves = sizes[Move._meta.db_table][2]
+    log = sum(sum(sizes[m._meta.db_table][:2]) for m in (Move, Event))
+    finished = Game.objects.filter(status=GameStatus.FINISHED).count()
+    everything = sum(heap + index for heap, index, _ in sizes.values())
+    per_move, per_match = log / max(1, moves), everything / max(1, finished)
+    write(f"bytes_per_move (moves and events, tables and indexes): {per_move:.0f}")
+    write(f"bytes_per_finished_match (game, seats, moves, events, rating changes, chat): {per_match:.0f}")
+    return {"bytes_per_move": per_move, "bytes_per_finished_match": per_match}
+
+
+def run(
+    *,
+    seeded: str,
+    empty: str,
+    rounds: int,
+    runs: int,
+    write: Callable[[str], None],
+    explain: int = 3,
+    storage_only: bool = False,
+) -> dict[str, Any]:
+    tag = f"{random.randrange(10**6)}"
+    databases = {"seeded": seeded, "empty": empty}
+    sizes = storage(seeded, write)
+    if storage_only:
+        return sizes
+    found = {kind: subjects(name, tag) for kind, name in databases.items()}
+    for kind, s in found.items():
+        switch(s.database)
+        new_move_game(s, tag)
+        write(
+            f"{kind} ({s.database}): busy player {s.busy.username}, game {s.game.pk} ({s.game.seq} events), "
+            f"board {s.pool} of {s.board_size}"
+        )
+    paths = {kind: Paths(s, tag) for kind, s in found.items()}
+    figures = Figures()
+    order = list(databases)
+    names = list(paths["seeded"].all())
+    # Turn about path by path (not database by database): the machine's speed drifts
+    # within minutes, and a block of every path on one database spans minutes.
+    for round_number in range(rounds):
+        for name in names:
+            for kind in order if round_number % 2 == 0 else list(reversed(order)):
+                switch(databases[kind])
+                prepare = paths[kind].all()[name]
+                prepare()()  # untimed: the new connection, its first statements
+                bucket = figures.samples.setdefault((name, kind), [])
+                for _ in range(runs):
+                    call = prepare()
+                    cache.clear()
+                    started = time.perf_counter()
+                    call()
+                    bucket.append(time.perf_counter() - started)
+        write(f"round {round_number + 1} / {rounds}")
+    return report(figures, paths, write, explain)
+
+
+def report(figures: Figures, paths: dict[str, Paths], write: Callable[[str], None], explain: int) -> dict[str, Any]:
+    names = list(paths["seeded"].all())
+    write("")
+    write(
+        "| path | empty p50 ms | seeded p50 ms | p50 seeded/empty | empty p99 ms | seeded p99 ms | p99 seeded/empty |"
+    )
+    write("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    ratios: dict[str, float] = {}
+    for name in names:
+        e, s = figures.samples[(name, "empty")], figures.samples[(name, "seeded")]
+        e50, s50 = statistics.median(e) * 1000, statistics.median(s) * 1000
+        e99, s99 = percentile(e, 0.99), percentile(s, 0.99)
+        ratios[name] = s50 / e50
+        write(f"| {name} | {e50:.2f} | {s50:.2f} | {s50 / e50:.2f} | {e99:.2f} | {s99:.2f} | {s99 / e99:.2f} |")
+    worst = sorted(ratios, key=lambda n: -ratios[n])[:explain]
+    for name in worst:
+        explain_path(name, paths["seeded"], write)
+    return ratios
+
+
+def explain_path(name: str, paths: Paths, write: Callable[[str], None]) -> None:
+    """EXPLAIN (ANALYZE, BUFFERS) of the slowest statement of one request of ``name``."""
+    switch(paths.s.database)
+    call = paths.all()[name]()
+    cache.clear()
+    with CaptureQueriesContext(connection) as captured:
+        call()
+    timed = [
+        (float(q["time"]), q["sql"])
+        for q in captured.captured_queries
+        if q["sql"].lstrip().upper().startswith("SELECT")
+    ]
+    if not timed:
+        return
+    _, sql = max(timed)
+    write("")
+    write(f"### {name}: its slowest statement")
+    write("```")
+    write(sql)
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}")
+        for (line,) in cursor.fetchall():
+            write(line)
+    write("```")
