@@ -187,7 +187,9 @@ class StreamReader:
     ``204`` (the game is over and was read to its end), and raises ``StreamError`` on
     any other answer than 200 (a 429 is waited out as ``Retry-After`` says).
     ``reconnect()`` closes the connection after the current frame (the next frame
-    comes from a resumed one); ``max_connections`` bounds the connections made."""
+    comes from a resumed one); ``max_connections`` bounds the connections made;
+    ``on_comment`` is called at each comment (the server's ``: keep-alive``, at least
+    every 15 s): a loop can check its own deadline there while no frame comes."""
 
     def __init__(
         self,
@@ -197,6 +199,7 @@ class StreamReader:
         decode: Decode | None = None,
         max_delay: float = 30,
         max_connections: int | None = None,
+        on_comment: Callable[[], None] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.connect = connect
@@ -204,6 +207,7 @@ class StreamReader:
         self.decode = decode
         self.max_delay = max_delay
         self.max_connections = max_connections
+        self.on_comment = on_comment
         self.sleep = sleep
         self.connections = 0
         self.ended = False  # an End frame or a 204 came: nothing more will
@@ -244,6 +248,8 @@ class StreamReader:
                     for raw in connection.lines():
                         event = self.parser.line(raw)
                         if event is None:
+                            if raw.startswith(":") and self.on_comment is not None:
+                                self.on_comment()
                             continue
                         failures = 0
                         frame = self.frame(event)
