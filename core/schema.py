@@ -317,3 +317,80 @@ class SessionScheme(OpenApiAuthenticationExtension):
                 "CSRF token as the `X-CSRFToken` header (`csrf_failed` without it)."
             ),
         }
+
+
+# -- Server-Sent Events answers, as generators can use them --------------------------
+
+#: The key, on a ``text/event-stream`` media type, of the schema of one frame of the
+#: stream: OpenAPI 3.2's ``itemSchema``, written as a vendor extension while this
+#: document is OpenAPI 3.1 (where ``itemSchema`` is no key of a media type).
+ITEM_SCHEMA = "x-itemSchema"
+#: Beside it, the schema of one frame as a stream reader yields it, its ``data:`` JSON
+#: parsed (the frame schema's ``data`` is the text, with its ``contentSchema``).
+ITEM_MESSAGE_SCHEMA = "x-itemMessageSchema"
+_SCHEMAS = "#/components/schemas/"
+
+
+def _message(frame: dict[str, Any]) -> dict[str, Any]:
+    """A frame schema with its ``data`` text replaced by the schema of its JSON."""
+    data = frame["properties"]["data"]
+    parsed = {**data["contentSchema"], "description": data.get("description", "").split(" Decode the JSON")[0]}
+    return {**frame, "properties": {**frame["properties"], "data": parsed}}
+
+
+def stream_items(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """Postprocessing hook (after every component is in): each ``text/event-stream``
+    answer declared with a frame union (``schema: {$ref: GameStreamFrame}``) becomes
+    what the generators we test can use (docs/clients.md, "Streams").
+
+    * ``schema: {type: string}``: the body is text. openapi-python-client hands a
+      ``text/*`` body to the schema's model (``from_dict(response.text)``, a TypeError
+      for an object schema) and openapi-typescript types it as the schema: a string is
+      what both then say, truly.
+    * ``x-itemSchema``: the frame union (OpenAPI 3.2's ``itemSchema``; neither
+      generator reads it, openapi-typescript types a media type without ``schema`` as
+      ``unknown``), each frame's ``data`` a JSON text with its ``contentSchema``.
+    * ``x-itemMessageSchema`` and a component ``<Stream>Message``: the same union with
+      each ``data`` the schema of its JSON, which both generators type (openapi-typescript:
+      a union in which ``event`` narrows ``data``; openapi-python-client: one model per
+      frame with ``data`` typed). The bot kit's and ``clients/typescript``'s stream
+      readers yield these."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            responses = operation.get("responses", {}) if isinstance(operation, dict) else {}
+            for response in responses.values():
+                media = response.get("content", {}).get("text/event-stream") if isinstance(response, dict) else None
+                ref = media.get("schema", {}).get("$ref", "") if isinstance(media, dict) else ""
+                if not isinstance(media, dict) or not ref.startswith(_SCHEMAS) or not ref.endswith("Frame"):
+                    continue
+                frame_name = ref.removeprefix(_SCHEMAS)
+                union = schemas[frame_name]
+                message_name = frame_name.removesuffix("Frame") + "Message"
+                members = [member["$ref"].removeprefix(_SCHEMAS) for member in union["oneOf"]]
+                for member in members:
+                    schemas[f"{member}Message"] = _message(schemas[member])
+                mapping = union["discriminator"]["mapping"]
+                schemas[message_name] = {
+                    "description": f"{union['description']} As a stream reader yields it: `data` is the frame's "
+                    f"JSON, parsed (on the wire it is text: `{frame_name}`).",
+                    "oneOf": [{"$ref": f"{_SCHEMAS}{member}Message"} for member in members],
+                    "discriminator": {
+                        "propertyName": union["discriminator"]["propertyName"],
+                        "mapping": {event: f"{target}Message" for event, target in mapping.items()},
+                    },
+                }
+                media.clear()
+                media.update(
+                    {
+                        "schema": {
+                            "type": "string",
+                            "description": f"Server-Sent Events: frames of `{frame_name}` (`{ITEM_SCHEMA}`). Read "
+                            f"it with a stream reader, which yields `{message_name}` (`{ITEM_MESSAGE_SCHEMA}`).",
+                        },
+                        ITEM_SCHEMA: {"$ref": ref},
+                        ITEM_MESSAGE_SCHEMA: {"$ref": f"{_SCHEMAS}{message_name}"},
+                    }
+                )
+    result["components"]["schemas"] = dict(sorted(schemas.items()))
+    return result

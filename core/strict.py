@@ -13,7 +13,10 @@ new serializer is strict without doing anything.
 A JSON body is checked against JSON types; a query string (a ``QueryDict``,
 where everything is text) against the text the contract's types serialize to:
 ``true``/``false`` for a boolean, digits for an integer, a finite decimal number
-for a number.
+for a number. An empty query value (``?player=``) is a value, not an absent
+parameter: DRF takes it for absent when the field is optional, the contract
+(``minLength: 1``, or an integer's digits) refuses it, and so does the server,
+for every field that does not allow blank text (``allow_blank``).
 
 Beside types, the rules of the schema that DRF applies to a changed value are
 applied to the value as sent: ``maxLength`` and ``pattern`` (DRF checks a string
@@ -53,6 +56,7 @@ MESSAGES = {
     "choice": _("Not one of the allowed values."),
     "list": _("Expected a list of items."),
     "object": _("Expected an object."),
+    "blank": _("This field may not be blank."),
 }
 
 
@@ -73,13 +77,28 @@ def _check_query(serializer: serializers.BaseSerializer, data: QueryDict, errors
         if field.read_only or field.source == "*":
             continue
         for value in data.getlist(field.field_name or name):
-            kind = _query_problem(field, value)
-            if kind:
-                errors.setdefault(name, []).append(str(MESSAGES[kind]))
+            message = _query_problem(field, value)
+            if message:
+                errors.setdefault(name, []).append(message)
                 break
 
 
 def _query_problem(field: fields.Field, value: str) -> str | None:
+    """What is wrong with the query value ``value`` for ``field`` (a message), or None."""
+    if value == "" and getattr(field, "allow_blank", False):
+        return None
+    kind = _query_kind(field, value)
+    if kind:
+        return str(MESSAGES[kind])
+    if isinstance(field, fields.CharField):
+        return _problem(field, value)  # blank, maxLength and pattern as sent
+    if value == "":
+        return str(MESSAGES["blank"])  # any other field: an empty value is no value
+    return None
+
+
+def _query_kind(field: fields.Field, value: str) -> str | None:
+    """What the query value ``value`` is not, for ``field``; None when its text is right."""
     if isinstance(field, fields.BooleanField):
         return None if value in QUERY_BOOLEANS else "boolean"
     if isinstance(field, fields.IntegerField):
@@ -132,6 +151,8 @@ def _problem(field: Any, value: Any) -> str | None:
         return str(MESSAGES[kind])
     if not isinstance(field, fields.CharField):
         return None
+    if value == "" and not field.allow_blank:
+        return str(field.error_messages["blank"])
     max_length = field.max_length
     if max_length is not None and len(value) > max_length:
         return str(field.error_messages["max_length"]).format(max_length=max_length)

@@ -70,10 +70,6 @@ class GameListCreateApi(GenericAPIView):
         },
     )
     def get(self, request: Request) -> Response:
-        if request.query_params.get("player") == "":  # DRF would take an empty optional field as absent
-            raise GameError(
-                CoreCode.VALIDATION_ERROR, gettext("Name a player."), errors={"player": [gettext("Name a player.")]}
-            )
         query = validated(GameListQueryInput, request.query_params)
         viewer = request_viewer(request)
         if query["mine"] and viewer is None:

@@ -124,6 +124,7 @@ SPECTACULAR_SETTINGS = {
         "ratings.schema.add_components",
         "core.schema.name_parameter_enums",
         "live.schema.add_components",
+        "core.schema.stream_items",
     ],
 }
 

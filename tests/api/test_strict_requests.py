@@ -5,7 +5,10 @@ that changes nothing; and what the contract allows is accepted."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from challenges.models import Challenge
 from games.models import Game
@@ -133,3 +136,33 @@ def test_a_bad_last_event_id_query_is_refused_beside_a_good_header(make_table, a
     response = api_client.get(f"{table.url}stream/?last_event_id=%C3%AE", HTTP_LAST_EVENT_ID="1")
     problem = refused(response, 400, "validation_error")
     assert set(problem["errors"]) == {"last_event_id"}
+
+
+def _query_parameters() -> list[tuple[str, str]]:
+    """Every (GET path, query parameter) of the contract."""
+    contract = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())
+    return [
+        (path, parameter["name"])
+        for path, item in contract["paths"].items()
+        for parameter in item.get("get", {}).get("parameters", [])
+        if parameter["in"] == "query"
+    ]
+
+
+QUERY_PARAMETERS = _query_parameters()
+
+
+def test_the_contract_has_query_parameters_to_try():
+    assert ("/api/v1/games/", "player") in QUERY_PARAMETERS and len(QUERY_PARAMETERS) >= 20
+
+
+@pytest.mark.parametrize(("path", "name"), QUERY_PARAMETERS, ids=[f"{p} {n}" for p, n in QUERY_PARAMETERS])
+def test_an_empty_query_value_is_refused_not_taken_for_absent(make_table, path, name):
+    """``?name=`` is a value the contract refuses for every query parameter it has (no
+    string of it may be empty, and no number, boolean or choice is empty text): the
+    server refuses it too, on every operation, rather than take it for no parameter."""
+    table = make_table()
+    client = table.clients[0]
+    url = path.replace("{game_id}", str(table.game_id))
+    problem = refused(client.get(f"{url}?{name}="), 400, "validation_error")
+    assert name in problem["errors"] or name.replace("_", "-").lower() in str(problem["errors"]).lower(), problem

@@ -122,16 +122,34 @@ def test_component_names_are_plain(document):
 
 
 def test_streams_answer_event_streams_with_typed_frames(document):
-    streams = {"/api/v1/games/{game_id}/stream/": "GameStreamFrame", "/api/v1/me/stream/": "AccountStreamFrame"}
-    for path, frame in streams.items():
+    """A stream's body is text (what a generator reads whole); ``x-itemSchema`` (OpenAPI
+    3.2's ``itemSchema``) is its frame union, each frame's data JSON text naming its
+    schema; ``x-itemMessageSchema`` the same frames with their data parsed, which the
+    stream readers yield (``core.schema.stream_items``)."""
+    streams = {"/api/v1/games/{game_id}/stream/": "GameStream", "/api/v1/me/stream/": "AccountStream"}
+    schemas = document["components"]["schemas"]
+    for path, stream in streams.items():
         ok = document["paths"][path]["get"]["responses"]["200"]["content"]
         assert list(ok) == ["text/event-stream"]
-        assert ok["text/event-stream"]["schema"] == {"$ref": f"#/components/schemas/{frame}"}
-    schemas = document["components"]["schemas"]
-    for frame in streams.values():
-        for option in schemas[frame]["oneOf"]:
-            data = schemas[option["$ref"].rsplit("/", 1)[-1]]["properties"]["data"]
+        media = ok["text/event-stream"]
+        assert media["schema"]["type"] == "string"
+        assert media["x-itemSchema"] == {"$ref": f"#/components/schemas/{stream}Frame"}
+        assert media["x-itemMessageSchema"] == {"$ref": f"#/components/schemas/{stream}Message"}
+        frames, messages = schemas[f"{stream}Frame"], schemas[f"{stream}Message"]
+        assert [f"{o['$ref']}Message" for o in frames["oneOf"]] == [o["$ref"] for o in messages["oneOf"]]
+        assert messages["discriminator"]["mapping"] == {
+            event: f"{target}Message" for event, target in frames["discriminator"]["mapping"].items()
+        }
+        for option in frames["oneOf"]:
+            name = option["$ref"].rsplit("/", 1)[-1]
+            data = schemas[name]["properties"]["data"]
             assert data["contentMediaType"] == "application/json" and "$ref" in data["contentSchema"]
+            message = schemas[f"{name}Message"]
+            assert message["properties"]["data"]["$ref"] == data["contentSchema"]["$ref"]
+            assert {k: v for k, v in message["properties"].items() if k != "data"} == {
+                k: v for k, v in schemas[name]["properties"].items() if k != "data"
+            }
+            assert message["required"] == schemas[name]["required"]
 
 
 def test_no_operation_lists_a_parameter_the_server_ignores(document):

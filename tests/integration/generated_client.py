@@ -12,11 +12,14 @@ is kept as the plain JSON object, and members a schema does not declare go to
 ``additional_properties``. ``audit`` walks a decoded model and reports both, so a test can
 insist that everything the server sent was decoded by the model the contract names.
 
-Streams: a generator reads a response whole, so a ``text/event-stream`` is read through
-the client's own httpx client; ``sse_frames`` parses its text into frames (the
-Server-Sent Events rules), and ``StreamContract`` reads from the contract which schema
-each frame is (``oneOf`` of frame schemas told apart by ``event``) and which schema
-decodes its ``data`` (the ``contentSchema`` of its ``data`` string).
+Streams: a generator reads a response whole, so a ``text/event-stream`` is read with the
+bot kit's typed stream reader (``chickenfoot_bot.streams``) over the generated client's
+own httpx client, with the request the generated stream operation builds
+(``stream_reader``); ``StreamContract`` reads from the contract which schema each frame
+is (``x-itemSchema``: a ``oneOf`` of frame schemas told apart by ``event``) and which
+schema decodes its ``data`` (the ``contentSchema`` of its ``data`` string), and
+``decode_frame`` decodes a frame with the generated model of its parsed form
+(``x-itemMessageSchema``: the frame schema's ``...Message``, ``data`` typed).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -35,6 +38,7 @@ from typing import Any
 
 import attrs
 import httpx
+from chickenfoot_bot.streams import End, Frame, Snapshot, StreamReader, Update, connect_httpx
 
 #: The import name of the generated package (its folder in the temporary directory).
 PACKAGE = "chickenfoot_generated_client"
@@ -246,53 +250,12 @@ def unset_fields(models: ModuleType, schemas: Iterable[str]) -> list[str]:
 # -- Server-Sent Events -------------------------------------------------------------------
 
 
-@dataclass
-class Comment:
-    """A comment line (``: keep-alive``): not a frame, but proof that the stream is alive."""
-
-    text: str
-
-
-@dataclass
-class Retry:
-    """A ``retry:`` field: the reconnection delay the server asks for, in ms."""
-
-    milliseconds: int
-
-
-def sse_frames(lines: Iterable[str]) -> Iterator[dict[str, str] | Comment | Retry]:
-    """The frames of a stream's lines, as the Server-Sent Events rules dispatch them: a
-    blank line ends a frame; ``data:`` lines join with newlines; a frame without data is
-    not dispatched; one space after the colon is dropped. Each frame is a dict of the
-    fields it had: ``event`` (``message`` if it named none), ``data`` and, if it had an
-    ``id:`` line, ``id`` - the shape the contract's frame schemas describe. Comments and
-    ``retry:`` fields come out as they are read."""
-    event: str | None = None
-    data: list[str] = []
-    event_id: str | None = None
-    for line in lines:
-        if line == "":
-            if data:
-                frame = {"event": event or "message", "data": "\n".join(data)}
-                if event_id is not None:
-                    frame["id"] = event_id
-                yield frame
-            event, data, event_id = None, [], None
-            continue
-        if line.startswith(":"):
-            yield Comment(line[1:].strip())
-            continue
-        name, colon, value = line.partition(":")
-        if colon and value.startswith(" "):
-            value = value[1:]
-        if name == "data":
-            data.append(value)
-        elif name == "event":
-            event = value
-        elif name == "id" and "\0" not in value:
-            event_id = value
-        elif name == "retry" and value.isascii() and value.isdigit():
-            yield Retry(int(value))
+def stream_reader(client: Any, operation: ModuleType, *args: Any, **kwargs: Any) -> StreamReader:
+    """The kit's typed reader of a generated stream operation: its request (what the
+    generated ``_get_kwargs`` builds from ``args``) sent through the generated client's
+    httpx client, resumed with Last-Event-ID by the reader."""
+    request = operation._get_kwargs(*args, **kwargs)
+    return StreamReader(connect_httpx(client.get_httpx_client(), **request))
 
 
 @dataclass(frozen=True)
@@ -313,14 +276,22 @@ class StreamContract:
         self.path = path
         self.problems: list[str] = []
         self.frames: list[FrameSchema] = []
+        self.message = ""
         operation = contract["paths"][path][method]
         content = operation["responses"].get("200", {}).get("content", {})
         if list(content) != ["text/event-stream"]:
             self.problems.append(f"{path}: 200 answers {sorted(content)}, not text/event-stream only")
-        schema = content.get("text/event-stream", {}).get("schema")
+        media = content.get("text/event-stream", {})
+        if media.get("schema", {}).get("type") != "string":
+            self.problems.append(f"{path}: the body's schema is not a string (a generator reads it whole)")
+        schema = media.get("x-itemSchema")
         if schema is None:
-            self.problems.append(f"{path}: no schema for a frame")
+            self.problems.append(f"{path}: no schema for a frame (x-itemSchema)")
             return
+        message = media.get("x-itemMessageSchema", {}).get("$ref", "")
+        self.message = message.rsplit("/", 1)[-1]
+        if not self.message:
+            self.problems.append(f"{path}: no schema for a parsed frame (x-itemMessageSchema)")
         name, schema = self._resolve(schema)
         if "oneOf" not in schema:
             self.problems.append(
@@ -382,29 +353,31 @@ class StreamContract:
 
 @dataclass
 class DecodedFrame:
-    raw: dict[str, str]
-    frame: Any  # the frame schema's model
-    data: Any  # the data schema's model
+    raw: Frame  # as the kit's reader yields it (data: the parsed JSON)
+    frame: Any  # the model of its parsed form (the frame schema's ...Message)
+    data: Any  # the data schema's model (frame.data)
 
 
-def decode_frame(client: GeneratedClient, stream: StreamContract, raw: dict[str, str]) -> DecodedFrame:
-    """Decode one frame with the model of its frame schema and its data with the model
-    the contract names for it; raise AssertionError (with what was sent) if either fails
-    or leaves anything undecoded."""
-    schema = stream.frame_schema(raw["event"])
-    where = f"{stream.path} frame {raw['event']!r}" + (f" id {raw['id']}" if "id" in raw else "")
+def decode_frame(client: GeneratedClient, stream: StreamContract, raw: Frame) -> DecodedFrame:
+    """Decode one frame, as the kit's reader yields it, with the generated model of its
+    parsed form (``<frame schema>Message``: ``data`` of the schema the contract names);
+    raise AssertionError (with what was sent) if it fails or leaves anything undecoded."""
+    schema = stream.frame_schema(raw.event)
+    frame_id = raw.id if isinstance(raw, Update | End) else None
+    where = f"{stream.path} frame {raw.event!r}" + (f" id {frame_id}" if frame_id is not None else "")
+    expected = Snapshot if raw.event == "snapshot" else End if raw.event == "end" else None
+    if expected is not None:
+        assert isinstance(raw, expected), f"{where}: read as {type(raw).__name__}"
+    message = {"event": raw.event, "data": raw.data} | ({"id": frame_id} if frame_id is not None else {})
+    model = f"{schema.name}Message"
     try:
-        frame = client.model(schema.name).from_dict(raw)
+        frame = client.model(model).from_dict(message)
     except Exception as error:
-        raise AssertionError(f"{where}: {schema.name}.from_dict failed ({error!r}) on {_brief(raw)}") from error
+        raise AssertionError(f"{where}: {model}.from_dict failed ({error!r}) on {_brief(message)}") from error
     if schema.data_schema is None:
         raise AssertionError(f"{where}: the contract names no schema for its data")
-    try:
-        data = client.model(schema.data_schema).from_dict(json.loads(frame.data))
-    except Exception as error:
-        raise AssertionError(
-            f"{where}: {schema.data_schema}.from_dict failed ({error!r}) on {_brief(json.loads(raw['data']))}"
-        ) from error
-    problems = audit(frame, f"{where} ({schema.name})") + audit(data, f"{where} data ({schema.data_schema})")
+    data_model = client.model(schema.data_schema)
+    assert isinstance(frame.data, data_model), f"{where}: data decoded as {type(frame.data).__name__}"
+    problems = audit(frame, f"{where} ({model})")
     assert not problems, "\n".join(problems)
-    return DecodedFrame(raw, frame, data)
+    return DecodedFrame(raw, frame, frame.data)

@@ -25,7 +25,7 @@ EXAMPLE = ROOT / "examples" / "kit_bot.py"
 
 def kit_account(port: int, command: str, cwd: Path, *extra: str) -> str:
     """``chickenfoot-bot register|token kitbot``, the password from the environment: the
-    token it prints as an ``export`` line."""
+    token it prints as an ``export`` line (after the server's URL)."""
     run = subprocess.run(
         [sys.executable, "-m", "chickenfoot_bot", command, "kitbot", "--url", f"http://127.0.0.1:{port}", *extra],
         env={**os.environ, "PYTHONPATH": str(KIT), "CHICKENFOOT_PASSWORD": "a long passphrase for a bot"},
@@ -35,7 +35,10 @@ def kit_account(port: int, command: str, cwd: Path, *extra: str) -> str:
         timeout=60,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    found = re.fullmatch(r"export CHICKENFOOT_TOKEN=(cf_\S+)\n", run.stdout)
+    # Two lines to paste: the runner then needs neither --url nor --token (docs/bots.md).
+    found = re.fullmatch(
+        rf"export CHICKENFOOT_URL=http://127.0.0.1:{port}\nexport CHICKENFOOT_TOKEN=(cf_\S+)\n", run.stdout
+    )
     assert found, run.stdout
     return found.group(1)
 

@@ -7,8 +7,10 @@ schema or operation it cannot generate), and every operation must get its functi
 Then two accounts and two server bots play a whole match on a live stack (gunicorn +
 uvicorn, a real Celery worker, PostgreSQL, Redis): the people's seats are played with
 the generated functions only, each following the game's Server-Sent Events stream
-through the generated client's own httpx client, every frame decoded with the models
-the contract names for it (the frame schema, and its data's ``contentSchema``). Nothing
+with the bot kit's typed stream reader (``chickenfoot_bot.streams``) over the request the
+generated ``games_stream`` builds and the generated client's own httpx client, every
+frame decoded with the generated model of its parsed form (``x-itemMessageSchema``: the
+frame schema's ``...Message``, its data of the schema the contract names). Nothing
 the server sends may go undecoded: no member a schema does not declare, no object left
 as a plain dict (``generated_client.audit``). The record of the finished match, read
 through the client, must replay to the same result.
@@ -34,20 +36,20 @@ from typing import Any
 
 import pytest
 import yaml
+from chickenfoot_bot.streams import End, Notice, Snapshot, Update
 
 from games.engine import Match, Ruleset
 from live import account_feeds, game_feeds
 from tests.integration.generated_client import (
     GeneratedClient,
     Generation,
-    Retry,
     StreamContract,
     audit,
     decode_frame,
     generate,
     operation_ids,
     snake_case,
-    sse_frames,
+    stream_reader,
     untyped_fields,
 )
 from tests.integration.web import WebServer
@@ -279,60 +281,50 @@ class Seat:
         self.match_ended: Any = None
 
     def run(self) -> Seat:
-        http = self.api.client.get_httpx_client()
-        last_id: str | None = None
-        while self.end is None:
-            self.deadline.check(f"{self.api.name} following the game")
-            headers = {"Accept": "text/event-stream"}
-            if last_id is not None:
-                headers["Last-Event-ID"] = last_id
-            with http.stream("GET", GAME_STREAM.format(game_id=self.game_id), headers=headers) as response:
-                self.connections += 1
-                if response.status_code != 200:
-                    raise AssertionError(
-                        f"{self.api.name}: the stream answered {response.status_code}: {response.read()!r}"
-                    )
-                assert response.headers["content-type"].startswith("text/event-stream")
-                last_id = self._follow(response.iter_lines(), last_id)
-        return self
-
-    def _follow(self, lines: Iterator[str], last_id: str | None) -> str | None:
-        """Read one connection until the end frame (or RESUME_EVERY events); the last id."""
+        """Follow the game with the kit's reader until its end frame; every RESUME_EVERY
+        events (RESUMES times) close the connection, which the reader resumes with
+        Last-Event-ID."""
+        reader = stream_reader(self.api.client, self.api.generated.operation("games_stream"), self.game_id)
+        reader.max_connections = RESUMES + 5  # a drop would be resumed too, but not for ever
+        # Keep-alives come every second (LIVE_KEEPALIVE_SECONDS): the deadline is checked while bots think.
+        reader.on_comment = lambda: self.deadline.check(f"{self.api.name} following the game")
         events = 0
-        for item in sse_frames(lines):
+        for item in reader:
+            self.connections = reader.connections
             self.deadline.check(f"{self.api.name} following the game")
-            if not isinstance(item, dict):
-                if isinstance(item, Retry):
-                    self.retry = item.milliseconds
-                continue  # a comment (keep-alive)
             decoded = decode_frame(self.api.generated, self.stream, item)
-            self.frames[item["event"]] += 1
-            if item["event"] == "snapshot":
-                assert "id" not in item, item
+            self.frames[item.event] += 1
+            self.retry = None if reader.retry is None else round(reader.retry * 1000)
+            if isinstance(item, Snapshot):
                 self.view = decoded.data
                 if self.first_seq is None:
                     self.first_seq = self.view.game.seq
-            elif item["event"] == "end":
+            elif isinstance(item, End):
                 self.end = decoded.data
-                return last_id
-            else:
-                last_id = item["id"]
+                assert reader.last_id == item.id == str(self.end.seq), (reader.last_id, item)
+                break
+            elif isinstance(item, Update):
                 self._event(item, decoded.data)
                 events += 1
+            else:
+                assert isinstance(item, Notice)  # the table chat: no move
             self._play()
-            if events >= RESUME_EVERY and self.connections <= RESUMES and self.match_ended is None:
-                return last_id  # close this connection; the next one resumes after last_id
-        return last_id
+            if events >= RESUME_EVERY and reader.connections <= RESUMES and self.match_ended is None:
+                events = 0
+                reader.reconnect()  # close this connection; the next one resumes after the last id
+        if self.end is None:
+            raise AssertionError(f"{self.api.name}: the stream ended without its end frame")
+        return self
 
-    def _event(self, item: dict[str, str], event: Any) -> None:
-        assert item["id"] == str(event.seq), (item, event.seq)
-        assert event.type_ == item["event"], (item, event.type_)
-        expected = self.event_data.get(item["event"])
-        assert type(event.data).__name__ == expected, f"{item['event']}: data decoded as {type(event.data).__name__}"
-        assert event.data.type_ == item["event"]
+    def _event(self, item: Update, event: Any) -> None:
+        assert item.id == str(event.seq), (item, event.seq)
+        assert event.type_ == item.event, (item, event.type_)
+        expected = self.event_data.get(item.event)
+        assert type(event.data).__name__ == expected, f"{item.event}: data decoded as {type(event.data).__name__}"
+        assert event.data.type_ == item.event
         self.seqs.append(event.seq)
-        self.types[event.seq] = item["event"]
-        if item["event"] == "match_ended":
+        self.types[event.seq] = item.event
+        if item.event == "match_ended":
             self.match_ended = event.data
         if self.view is not None and event.seq > self.view.game.seq:
             self.view = None  # the game moved on: read it again before deciding
@@ -395,29 +387,26 @@ class AccountWatcher:
         self.updates: list[tuple[str, Any]] = []
 
     def run(self) -> AccountWatcher:
-        http = self.api.client.get_httpx_client()
-        while not self.updates or self.updates[-1][0] != "game_over":
+        reader = stream_reader(self.api.client, self.api.generated.operation("me_stream"))
+        reader.max_connections = 5  # resumed after a drop, but not for ever
+        reader.on_comment = lambda: self.deadline.check(f"{self.api.name} following the account stream")
+        for item in reader:
             self.deadline.check(f"{self.api.name} following the account stream")
-            with http.stream("GET", ACCOUNT_STREAM, headers={"Accept": "text/event-stream"}) as response:
-                assert response.status_code == 200, response.read()
-                for item in sse_frames(response.iter_lines()):
-                    self.deadline.check(f"{self.api.name} following the account stream")
-                    if not isinstance(item, dict):
-                        continue
-                    decoded = decode_frame(self.api.generated, self.stream, item)
-                    if item["event"] == "snapshot":
-                        self.snapshots.append(decoded.data)
-                        self.ready.set()
-                        continue
-                    if item["event"] in LOBBY_FRAMES:
-                        continue  # the lobby's open tables (the feed "tables"): not this account's games
-                    game = decoded.data
-                    assert item["id"] == f"{game.game}.{game.seq}", item
-                    if game.game == self.game_id:
-                        self.updates.append((item["event"], game))
-                        if item["event"] == "game_over":
-                            break
-        return self
+            decoded = decode_frame(self.api.generated, self.stream, item)
+            if isinstance(item, Snapshot):
+                self.snapshots.append(decoded.data)
+                self.ready.set()
+                continue
+            if item.event in LOBBY_FRAMES:
+                continue  # the lobby's open tables (the feed "tables"): not this account's games
+            assert isinstance(item, Update), item
+            game = decoded.data
+            assert item.id == f"{game.game}.{game.seq}", item
+            if game.game == self.game_id:
+                self.updates.append((item.event, game))
+                if item.event == "game_over":
+                    return self
+        raise AssertionError(f"{self.api.name}: the account stream ended before the game was over")
 
 
 def wait_for_event(event: threading.Event, deadline: Deadline, what: str, worker: Future[Any]) -> None:

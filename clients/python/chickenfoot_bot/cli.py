@@ -24,6 +24,7 @@ import importlib
 import importlib.util
 import logging
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -103,7 +104,8 @@ def password_for(username: str, *, confirm: bool) -> str:
 
 
 def account_main(argv: list[str]) -> int:
-    """``register`` / ``token``: prints the token (shown this once) as a line to ``export``."""
+    """``register`` / ``token``: prints the server's URL and the token (shown this once) as
+    ``export`` lines."""
     args = account_parser().parse_args(argv)
     client = Client(args.url, "", max_attempts=1)  # anonymous; a 429 is reported, not waited out
     password = password_for(args.username, confirm=args.command == "register")
@@ -119,8 +121,14 @@ def account_main(argv: list[str]) -> int:
         if error.code == "rate_limited" and args.command == "register":
             print("  (a local server takes more with THROTTLE_REGISTER=1000/hour: docs/bots.md)", file=sys.stderr)
         return 1
+    # Two lines to paste (or to eval): the runner then needs neither --url nor --token.
+    print(f"export CHICKENFOOT_URL={shlex.quote(args.url)}")
     print(f"export CHICKENFOOT_TOKEN={issued['token']}")
-    print("# shown this once: keep it; then: chickenfoot-bot --new-vs-bots 3 mybot:choose", file=sys.stderr)
+    print(
+        "# the token is shown this once: keep it. Paste the two export lines, then play a game against three "
+        "server bots:\n#   chickenfoot-bot --new-vs-bots 3 --rounds 1 examples/kit_bot.py:choose",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -19,12 +19,14 @@ from chickenfoot_bot.api import ApiError, Client, retry_after_seconds
 
 @dataclass(frozen=True)
 class SseEvent:
-    """One event: its type (``message`` if unnamed), its data, and the last event id
-    seen so far on the stream (what to send as ``Last-Event-ID`` on reconnect)."""
+    """One event: its type (``message`` if unnamed), its data, the last event id seen so
+    far on the stream (what to send as ``Last-Event-ID`` on reconnect), and the id the
+    event itself had (None: it had no ``id:`` line)."""
 
     event: str
     data: str
     id: str | None = None
+    frame_id: str | None = None
 
     def json(self) -> Any:
         return json.loads(self.data)
@@ -40,6 +42,7 @@ class SseParser:
         self.comments = 0
         self._event = ""
         self._data: list[str] = []
+        self._id: str | None = None
 
     def feed(self, lines: Iterable[str]) -> Iterator[SseEvent]:
         for raw in lines:
@@ -62,17 +65,17 @@ class SseParser:
         elif name == "event":
             self._event = value
         elif name == "id" and "\0" not in value:
-            self.last_id = value
+            self.last_id = self._id = value
         elif name == "retry" and value.isascii() and value.isdigit():
             self.retry = int(value) / 1000
         return None  # unknown fields are ignored
 
     def _dispatch(self) -> SseEvent | None:
-        data, event = self._data, self._event or "message"
-        self._data, self._event = [], ""
+        data, event, frame_id = self._data, self._event or "message", self._id
+        self._data, self._event, self._id = [], "", None
         if not data:
             return None  # a block with no data is no event (e.g. the lone retry: line)
-        return SseEvent(event=event, data="\n".join(data), id=self.last_id)
+        return SseEvent(event=event, data="\n".join(data), id=self.last_id, frame_id=frame_id)
 
 
 def open_stream(client: Client, path: str, parser: SseParser, *, read_timeout: float = 45) -> Iterator[SseEvent]:

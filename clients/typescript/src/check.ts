@@ -3,8 +3,9 @@
  * generates from ../../openapi.yaml (src/openapi.ts) decode answers recorded from a
  * live server (fixtures/, see record_fixtures.py).
  *
- * It compiles only if what a client reads is typed precisely: the stream responses
- * are their frame unions, every event type has a closed payload schema, and the
+ * It compiles only if what a client reads is typed precisely: the streams' frames,
+ * as the shipped reader (src/stream.ts) yields them, are unions in which `event`
+ * narrows `data`, every event type has a closed payload schema, and the
  * fields read below are plain numbers, strings, arrays and nullable models (a field
  * typed `unknown` or an open object does not compile; `any` is caught by the
  * exact-type assertions and by scripts/lint-generated.mjs). It exits non-zero when a
@@ -13,9 +14,11 @@
 
 import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 
 import type { components, paths } from "./openapi.js";
-import { parseSse, type SseFrame } from "./sse.js";
+import { type AccountStreamMessage, type GameStreamMessage, messagesOf, readStream, SseParser } from "./stream.js";
 
 type Schemas = components["schemas"];
 type Game = Schemas["GameView"];
@@ -49,11 +52,28 @@ type None<T extends never> = T;
 
 type StreamOf<P extends "/api/v1/games/{game_id}/stream/" | "/api/v1/me/stream/"> =
   paths[P]["get"]["responses"][200]["content"]["text/event-stream"];
+/** The member(s) of a frame union whose `event` may be E: what `frame.event === E` narrows to. */
+type On<U, E extends string> = U extends { event: infer K } ? (E extends K ? U : never) : never;
 
 export type ContractAssertions = [
-  // Each stream's text/event-stream schema is its frame union; the game view answers Game.
-  Assert<Equals<StreamOf<"/api/v1/games/{game_id}/stream/">, GameStreamFrame>>,
-  Assert<Equals<StreamOf<"/api/v1/me/stream/">, AccountStreamFrame>>,
+  // A stream's body is text (what a generator can read whole); its frames are read with
+  // the reader (src/stream.ts), which yields the contract's message unions.
+  Assert<Equals<StreamOf<"/api/v1/games/{game_id}/stream/">, string>>,
+  Assert<Equals<StreamOf<"/api/v1/me/stream/">, string>>,
+  // In a message union, `event` narrows `data` (and `id`).
+  Assert<Equals<On<GameStreamMessage, "snapshot">["data"], Game>>,
+  Assert<Equals<On<GameStreamMessage, "tile_played">["data"], Event>>,
+  Assert<Equals<On<GameStreamMessage, "tile_played">["id"], string>>,
+  Assert<Equals<On<GameStreamMessage, "end">["data"], GameStreamEndData>>,
+  Assert<Equals<On<GameStreamMessage, ChatEventName>["data"], ChatMessage>>,
+  Assert<Equals<On<AccountStreamMessage, "snapshot">["data"], AccountSnapshot>>,
+  Assert<Equals<On<AccountStreamMessage, "your_turn">["data"], AccountGame>>,
+  Assert<Equals<On<AccountStreamMessage, "challenge_received">["data"], Schemas["Challenge"]>>,
+  Assert<Equals<On<AccountStreamMessage, "table_open">["data"], Schemas["GameSummary"]>>,
+  Assert<Equals<Exclude<GameStreamMessage["event"], GameStreamFrame["event"]>, never>>,
+  Assert<Equals<Exclude<AccountStreamMessage["event"], AccountStreamFrame["event"]>, never>>,
+  None<Open<GameStreamMessage | AccountStreamMessage>>,
+  // The game view answers Game.
   Assert<Equals<paths["/api/v1/games/{game_id}/"]["get"]["responses"][200]["content"]["application/json"], Game>>,
   // One payload schema per event type, each closed (no [key: string]: unknown).
   Assert<Equals<EventData["type"], EventType>>,
@@ -147,7 +167,7 @@ function json<T>(text: string): T {
   return JSON.parse(text) as T;
 }
 
-// -- Frames: SSE text -> the generated frame types -> decoded models ----------
+// -- Frames: the reader's messages, narrowed by `event` ------------------------
 
 type GameStreamItem =
   | { kind: "snapshot"; game: Game }
@@ -155,35 +175,23 @@ type GameStreamItem =
   | { kind: "end"; end: GameStreamEndData }
   | { kind: ChatEventName; message: ChatMessage };
 
-/** A frame of the game stream as its generated type; undefined for a name the contract
- * does not know (a client skips those: new event types may come). */
-function gameFrame(raw: SseFrame): GameStreamFrame | undefined {
-  const { event, data, id } = raw;
-  if (event === "snapshot") return { event, data };
-  if (event === "chat_message" || event === "chat_message_removed") {
-    assert.ok(id === undefined, `a ${event} frame with an id`);
-    return { event, data };
-  }
-  if (event === "end") {
-    assert.ok(id !== undefined, "an end frame without id (the last seq)");
-    return { event, id, data };
-  }
-  if (!isOneOf(EVENT_TYPES, event)) return undefined;
-  assert.ok(id !== undefined, `a ${event} frame without id`);
-  return { event, id, data };
-}
-
-function decodeGameFrame(frame: GameStreamFrame): GameStreamItem {
+/** A message of the game stream as the reader yields it, narrowed by its `event` alone;
+ * undefined for a name the contract does not know (a client skips those: new event types may come). */
+function gameItem(frame: GameStreamMessage): GameStreamItem | undefined {
   switch (frame.event) {
     case "snapshot":
-      return { kind: "snapshot", game: json<Game>(frame.data) };
+      assert.ok(!("id" in frame), "a snapshot frame with an id");
+      return { kind: "snapshot", game: frame.data };
     case "end":
-      return { kind: "end", end: json<GameStreamEndData>(frame.data) };
+      return { kind: "end", end: frame.data };
     case "chat_message":
     case "chat_message_removed":
-      return { kind: frame.event, message: json<ChatMessage>(frame.data) };
+      assert.ok(!("id" in frame), `a ${frame.event} frame with an id`);
+      return { kind: frame.event, message: frame.data };
     default:
-      return { kind: "event", id: frame.id, event: json<Event>(frame.data) };
+      if (!isOneOf(EVENT_TYPES, frame.event)) return undefined;
+      assert.ok(typeof frame.id === "string", `a ${frame.event} frame without id`);
+      return { kind: "event", id: frame.id, event: frame.data };
   }
 }
 
@@ -192,24 +200,39 @@ type AccountStreamItem =
   | { kind: AccountUpdateName; id: string; game: AccountGame }
   | FeedItem;
 
-function accountFrame(raw: SseFrame): AccountStreamFrame | undefined {
-  const { event, data, id } = raw;
-  if (event === "snapshot") return { event, data };
-  if (!isOneOf(ACCOUNT_UPDATES, event) && !isOneOf(FEED_UPDATES, event)) return undefined;
-  assert.ok(id !== undefined, `a ${event} frame without id`);
-  return { event, id, data };
-}
-
-function decodeAccountFrame(frame: AccountStreamFrame): AccountStreamItem {
-  if (frame.event === "snapshot") return { kind: "snapshot", games: json<AccountSnapshot>(frame.data).games };
-  if (isOneOf(ACCOUNT_UPDATES, frame.event)) return { kind: frame.event, id: frame.id, game: json<AccountGame>(frame.data) };
-  if (frame.event.startsWith("challenge_"))
-    return { kind: "challenge", event: frame.event, id: frame.id, challenge: json<Schemas["Challenge"]>(frame.data) };
-  if (frame.event.startsWith("seek_"))
-    return { kind: "seek", event: frame.event, id: frame.id, seek: json<Schemas["Seek"]>(frame.data) };
-  if (frame.event.startsWith("table_"))
-    return { kind: "table", event: frame.event, id: frame.id, table: json<Schemas["GameSummary"]>(frame.data) };
-  return { kind: "warning", event: frame.event, id: frame.id, warning: json<Schemas["Warning"]>(frame.data) };
+function accountItem(frame: AccountStreamMessage): AccountStreamItem | undefined {
+  if (frame.event === "snapshot") return { kind: "snapshot", games: frame.data.games };
+  if (!isOneOf(ACCOUNT_UPDATES, frame.event) && !isOneOf(FEED_UPDATES, frame.event)) return undefined;
+  assert.ok(typeof frame.id === "string", `a ${frame.event} frame without id`);
+  switch (frame.event) {
+    case "your_turn":
+    case "game_started":
+    case "game_over":
+      return { kind: frame.event, id: frame.id, game: frame.data };
+    case "challenge_received":
+    case "challenge_sent":
+    case "challenge_answered":
+    case "challenge_started":
+    case "challenge_declined":
+    case "challenge_expired":
+    case "challenge_cancelled":
+      return { kind: "challenge", event: frame.event, id: frame.id, challenge: frame.data };
+    case "seek_waiting":
+    case "seek_matched":
+    case "seek_expired":
+    case "seek_cancelled":
+      return { kind: "seek", event: frame.event, id: frame.id, seek: frame.data };
+    case "table_open":
+    case "table_closed":
+      return { kind: "table", event: frame.event, id: frame.id, table: frame.data };
+    case "warning_issued":
+    case "warning_acknowledged":
+      return { kind: "warning", event: frame.event, id: frame.id, warning: frame.data };
+    default: {
+      const unhandled: never = frame;
+      throw new Error(`unhandled frame ${JSON.stringify(unhandled)}`);
+    }
+  }
 }
 
 // -- The public table, rebuilt from events (EventData narrowed by `type`) -----
@@ -380,14 +403,15 @@ interface GameStreamResult {
 }
 
 function checkGameStream(): [GameStreamResult, string] {
-  const stream = parseSse(fixture("game_stream.txt"));
-  assert.equal(stream.retry, 2000, "the stream starts with retry: 2000");
+  const parser = new SseParser();
+  const frames = messagesOf<GameStreamMessage>(fixture("game_stream.txt"), parser);
+  assert.equal(parser.retry, 2000, "the stream starts with retry: 2000");
   const skipped: string[] = [];
   const items: GameStreamItem[] = [];
-  for (const raw of stream.frames) {
-    const frame = gameFrame(raw);
-    if (frame === undefined) skipped.push(raw.event);
-    else items.push(decodeGameFrame(frame));
+  for (const frame of frames) {
+    const item = gameItem(frame);
+    if (item === undefined) skipped.push(frame.event);
+    else items.push(item);
   }
   assert.deepEqual(skipped, [], "every frame name is in the contract");
   const [first, ...rest] = items;
@@ -413,7 +437,7 @@ function checkGameStream(): [GameStreamResult, string] {
   assert.ok(table.result !== undefined, "a full match ends with match_ended");
   const counts = [...table.counts].map(([type, n]) => `${type} ${n}`).join(", ");
   const detail =
-    `game ${snapshot.game.id}: ${stream.frames.length} frames (snapshot, ${seq} events, end), ` +
+    `game ${snapshot.game.id}: ${frames.length} frames (snapshot, ${seq} events, end), ` +
     `${table.roundsEnded} rounds, totals [${table.result.totals.join(", ")}], winners [${table.result.winners.join(", ")}]; ${counts}`;
   return [{ gameId: snapshot.game.id, table, lastSeq: seq }, detail];
 }
@@ -487,12 +511,12 @@ function checkGameView(played: GameStreamResult): string {
 }
 
 function checkAccountStream(played: GameStreamResult): string {
-  const stream = parseSse(fixture("account_stream.txt"));
+  const frames = messagesOf<AccountStreamMessage>(fixture("account_stream.txt"));
   const items: AccountStreamItem[] = [];
-  for (const raw of stream.frames) {
-    const frame = accountFrame(raw);
-    assert.ok(frame !== undefined, `frame ${raw.event} is in the contract`);
-    items.push(decodeAccountFrame(frame));
+  for (const frame of frames) {
+    const item = accountItem(frame);
+    assert.ok(item !== undefined, `frame ${frame.event} is in the contract`);
+    items.push(item);
   }
   const [first, ...updates] = items;
   assert.ok(first?.kind === "snapshot", "first frame: snapshot");
@@ -521,18 +545,83 @@ function checkAccountStream(played: GameStreamResult): string {
   assert.deepEqual(over.result.totals, played.table.result.totals, "game_over: match_ended's totals");
   assert.deepEqual(over.result.winners, played.table.result.winners);
   assert.equal(over.result.tie_break, played.table.result.tie_break);
-  return `${stream.frames.length} frames: snapshot (${first.games.length} games), ${[...seen].map(([k, n]) => `${k} ${n}`).join(", ")}`;
+  return `${frames.length} frames: snapshot (${first.games.length} games), ${[...seen].map(([k, n]) => `${k} ${n}`).join(", ")}`;
 }
 
-/** The parser on what the recordings lack: comments, CRLF, multi-line data, a cut-off frame. */
+/** The parser on what the recordings lack: comments, CRLF (split between chunks too),
+ * multi-line data, a frame cut off at the end, frames split anywhere between chunks. */
 function checkSseParser(): [null, string] {
-  const text = "retry: 2000\r\n\r\n: keep-alive\r\n\r\nid: 7\r\nevent: drew\r\ndata: {\"a\":\r\ndata:1}\r\n\r\nevent: end\ndata: x";
-  const stream = parseSse(text);
-  assert.equal(stream.retry, 2000);
-  assert.equal(stream.comments, 1);
-  assert.deepEqual(stream.frames, [{ event: "drew", id: "7", data: '{"a":\n1}' }]);
-  assert.equal(stream.lastEventId, "7");
-  return [null, "comments, CRLF, multi-line data, a frame cut off at the end"];
+  const text = 'retry: 2000\r\n\r\n: keep-alive\r\n\r\nid: 7\r\nevent: drew\r\ndata: {"a":\r\ndata:1}\r\n\r\nevent: end\ndata: x';
+  for (const size of [text.length, 1, 2, 3, 5, 7]) {
+    const parser = new SseParser();
+    const frames = [];
+    for (let at = 0; at < text.length; at += size) frames.push(...parser.feed(text.slice(at, at + size)));
+    assert.equal(parser.retry, 2000);
+    assert.equal(parser.comments, 1);
+    assert.deepEqual(frames, [{ event: "drew", id: "7", data: '{"a":\n1}' }], `chunks of ${size}`);
+    assert.equal(parser.lastEventId, "7");
+  }
+  return [null, "comments, CRLF, multi-line data, a frame cut off at the end, any chunking"];
+}
+
+/** The recorded game stream, split into its blocks (each ends with a blank line). */
+function blocks(text: string): { id: number | undefined; text: string }[] {
+  return text
+    .split("\n\n")
+    .filter((block) => block.trim() !== "" && !block.startsWith("retry:"))
+    .map((block) => {
+      const id = /^id: ([0-9]+)$/m.exec(block)?.[1];
+      return { id: id === undefined ? undefined : Number(id), text: `${block}\n\n` };
+    });
+}
+
+/** readStream on a server that replays the recorded game stream and drops the connection
+ * after a few events: the reader resumes with Last-Event-ID and reads every event once. */
+async function checkResume(): Promise<string> {
+  const recorded = blocks(fixture("game_stream.txt"));
+  const snapshot = recorded[0];
+  assert.ok(snapshot !== undefined && snapshot.text.includes("event: snapshot"));
+  const sent: (string | undefined)[] = []; // each connection's Last-Event-ID
+  const server = createServer((request, response) => {
+    const header = request.headers["last-event-id"];
+    const after = typeof header === "string" ? Number(header) : 0;
+    sent.push(typeof header === "string" ? header : undefined);
+    response.writeHead(200, { "Content-Type": "text/event-stream" });
+    response.write("retry: 20\n\n" + snapshot.text);
+    let events = 0;
+    for (const block of recorded.slice(1)) {
+      if (block.id === undefined || block.id <= after) continue;
+      response.write(block.text);
+      events += 1;
+      if (sent.length < 3 && events === 7) {
+        response.socket?.end(); // dropped mid-stream (no chunked end): the reader resumes
+        return;
+      }
+    }
+    response.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  try {
+    const seqs: number[] = [];
+    let snapshots = 0;
+    let end: GameStreamEndData | undefined;
+    for await (const frame of readStream<GameStreamMessage>(`http://127.0.0.1:${port}/`, { maxConnections: 5 })) {
+      if (frame.event === "snapshot") snapshots += 1;
+      else if (frame.event === "end") end = frame.data;
+      else if (frame.event !== "chat_message" && frame.event !== "chat_message_removed") {
+        assert.equal(frame.id, String(frame.data.seq));
+        seqs.push(frame.data.seq);
+      }
+    }
+    assert.ok(end !== undefined, "read to the end frame");
+    assert.deepEqual(seqs, Array.from({ length: end.seq }, (_, index) => index + 1), "every event once, in order");
+    assert.equal(snapshots, 3, "a snapshot per connection");
+    assert.deepEqual(sent, [undefined, "7", "14"], "resumed with the last id");
+    return `3 connections (2 dropped), Last-Event-ID ${sent.slice(1).join(", ")}, ${seqs.length} events once each, end`;
+  } finally {
+    server.close();
+  }
 }
 
 let failures = 0;
@@ -556,6 +645,12 @@ if (played) {
 } else {
   failures += 2;
   console.log("FAIL game view, account stream: need the game stream");
+}
+try {
+  console.log(`ok   stream reader resumes: ${await checkResume()}`);
+} catch (error) {
+  failures += 1;
+  console.log(`FAIL stream reader resumes: ${error instanceof Error ? error.message : String(error)}`);
 }
 console.log(failures === 0 ? "contract-ts: all checks passed" : `contract-ts: ${failures} check(s) failed`);
 process.exitCode = failures === 0 ? 0 : 1;
