@@ -45,6 +45,7 @@ REST_FRAMEWORK = {
         "register": env.str("THROTTLE_REGISTER", default="10/hour"),
         "reports": env.str("THROTTLE_REPORTS", default="20/hour"),
         "chat": env.str("THROTTLE_CHAT", default="20/minute"),
+        "hints": env.str("THROTTLE_HINTS", default="120/hour"),
     },
     "DEFAULT_PAGINATION_CLASS": "core.pagination.LimitOffsetPagination",
     "PAGE_SIZE": env.int("PAGE_SIZE", default=50),

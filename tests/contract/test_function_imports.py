@@ -55,6 +55,8 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ): "registers the lobby's tables feed of the account stream",
     ("challenges/apps.py", "ChallengesConfig.ready", "challenges.errors"): "registers the challenges' error codes",
     ("challenges/apps.py", "ChallengesConfig.ready", "challenges.feed"): "registers the account stream's feed",
+    ("analysis/apps.py", "AnalysisConfig.ready", "analysis.errors"): "registers the analysis error codes",
+    ("analysis/apps.py", "AnalysisConfig.ready", "analysis.feed"): "registers the account stream's feed",
     ("matchmaking/apps.py", "MatchmakingConfig.ready", "games.account_feeds"): "registers the seeks' feed on ready",
     ("ratings/apps.py", "RatingsConfig.ready", "ratings.errors"): "registers the ratings' error codes",
     ("ratings/apps.py", "RatingsConfig.ready", "ratings.receivers"): "connects to games.signals.match_finished",
