@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from core.errors import ApiError, CoreCode, StrOrPromise, register_enum
 
@@ -38,6 +39,16 @@ ANALYSIS_CODES: dict[str, tuple[int, StrOrPromise]] = {
 }
 
 register_enum(AnalysisCode, ANALYSIS_CODES)
+
+#: The codes' titles (the code in words, as ``core.errors.register_error_code`` makes
+#: them), marked for the translation catalogue like ``core.error_titles``.
+TITLES = (
+    gettext_noop("Seat required"),
+    gettext_noop("Analysis budget exhausted"),
+    gettext_noop("Analysis not requested"),
+    gettext_noop("Hints practice only"),
+    gettext_noop("Hint not your turn"),
+)
 
 
 class AnalysisError(ApiError):
