@@ -101,7 +101,9 @@ class Command(BaseCommand):
             children += [
                 Child("worker", celery_command("worker", "-n", "serve@%h")),
                 # Game analyses on a queue of their own: they never hold up a bot turn (docs/bots.md).
-                Child("analysis", [*NICE, *celery_command("worker", "-n", "analysis@%h", "-Q", settings.ANALYSIS_QUEUE)]),
+                Child(
+                    "analysis", [*NICE, *celery_command("worker", "-n", "analysis@%h", "-Q", settings.ANALYSIS_QUEUE)]
+                ),
                 Child("beat", celery_command("beat", "-s", str(run_dir / "celerybeat-schedule"))),
             ]
         _forget_old_reports()
