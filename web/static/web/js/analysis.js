@@ -95,8 +95,8 @@ export function analysisPanel({ gameId, game, steps, onJump }) {
     summary.hidden = false;
     summary.textContent = match.decisions
       ? interpolate(
-          gettext("Accuracy %(accuracy)s%% over %(decisions)s decisions: %(blunders)s blunders, %(mistakes)s mistakes, %(inaccuracies)s inaccuracies, %(lost)s points lost."),
-          { accuracy: match.accuracy, decisions: match.decisions, blunders: counts.blunder, mistakes: counts.mistake, inaccuracies: counts.inaccuracy, lost: match.points_lost },
+          gettext("Accuracy %(accuracy)s over %(decisions)s decisions: %(blunders)s blunders, %(mistakes)s mistakes, %(inaccuracies)s inaccuracies, %(lost)s points lost."),
+          { accuracy: `${match.accuracy}%`, decisions: match.decisions, blunders: counts.blunder, mistakes: counts.mistake, inaccuracies: counts.inaccuracy, lost: match.points_lost },
         )
       : gettext("This player never had two choices or more: nothing to judge.");
     const items = result.decisions.map((d) => {
