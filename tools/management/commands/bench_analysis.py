@@ -85,7 +85,7 @@ class Command(BaseCommand):
             # As deployed: nice 10, and an analysis so long (deals a decision) that it outlasts the phase.
             self._worker(analysis_queue, ["nice", "-n", "10"], {"ANALYSIS_DEALS": "1000000"}),
         ]
-        bench = BenchBots(stdout=self.stdout, stderr=self.stderr)
+        bench = BenchBots()
         try:
             time.sleep(5)  # both connect
             without = bench._reply_latency(human, options["samples"], options["strategy"])
