@@ -12,7 +12,7 @@ from games.serializers import MoveBodyOutput
 SEAT_HELP = "The seat to analyse (0 to players - 1). Omitted: your own seat (you must have one then)."
 
 
-class AnalysisRequestInput(serializers.Serializer):
+class AnalysisSeatInput(serializers.Serializer):
     seat = serializers.IntegerField(
         min_value=0, max_value=max(MAX_PLAYERS.values()) - 1, required=False, help_text=SEAT_HELP
     )

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from analysis import selectors, services
-from analysis.serializers import AnalysisOutput, AnalysisQueryInput, AnalysisRequestInput, HintOutput
+from analysis.serializers import AnalysisOutput, AnalysisQueryInput, AnalysisSeatInput, HintOutput
 from core.inputs import validated
 from core.schema import problem_responses
 from core.throttling import ScopedRateThrottle
@@ -31,7 +31,7 @@ class GameAnalysisApi(APIView):
         "practice game. An analysis is made once per game and seat and shared: asking for one that exists "
         "answers 200 with it and costs nothing; a new one answers 202, queued, and counts against your budget "
         "(`analysis_budget_exhausted`). Its progress comes on your account stream (`analysis_progress`).",
-        request=AnalysisRequestInput,
+        request=AnalysisSeatInput,
         responses={
             200: AnalysisOutput,
             202: AnalysisOutput,
@@ -45,7 +45,7 @@ class GameAnalysisApi(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        data = validated(AnalysisRequestInput, request.data)
+        data = validated(AnalysisSeatInput, request.data)
         user = request_account(request)
         analysis, created = services.analysis_request(game_id=game_id, user=user, seat=data.get("seat"))
         return Response(

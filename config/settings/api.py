@@ -118,6 +118,8 @@ SPECTACULAR_SETTINGS = {
         "SeekOnTimeout": "matchmaking.models.OnTimeout",
         "SeekPreset": "matchmaking.presets.PRESET_CHOICES",
         "LadderTableSize": "ladder.serializers.TABLE_SIZE_CHOICES",
+        "AnalysisStatus": "analysis.models.AnalysisStatus",
+        "AnalysisVerdict": "bots.analysis.CLASSES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
