@@ -87,7 +87,7 @@ class Command(BaseCommand):
         ]
         bench = BenchBots()
         try:
-            time.sleep(5)  # both connect
+            time.sleep(float(os.environ.get("BENCH_WORKER_START_SECONDS", "30")))  # both start and connect
             without = bench._reply_latency(human, options["samples"], options["strategy"])
             with self.settings_queue(analysis_queue):
                 target = self._finished_match(human)
