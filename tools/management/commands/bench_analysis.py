@@ -102,7 +102,11 @@ class Command(BaseCommand):
         finally:
             for worker in workers:
                 worker.terminate()
-                worker.wait(20)
+                try:
+                    worker.wait(20)
+                except subprocess.TimeoutExpired:  # the analysis worker is in the middle of its long analysis
+                    worker.kill()
+                    worker.wait(20)
             services.games_purge(creator=human)
             human.delete()
         if not still:
