@@ -22,6 +22,7 @@ urlpatterns = [
     path("api/v1/", include("matchmaking.urls")),
     path("api/v1/", include("ladder.urls")),
     path("api/v1/", include("chat.urls")),
+    path("api/v1/", include("analysis.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path(
         "api/docs/",

@@ -30,6 +30,10 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 | THROTTLE_TOKENS      | 60/hour (new tokens, per account)     |
 | THROTTLE_REPORTS     | 20/hour (reports, per account)        |
 | THROTTLE_CHAT        | 20/minute (chat messages, per account) |
+| THROTTLE_HINTS       | 120/hour (hints in practice games, per account) |
+| ANALYSIS_QUEUE       | <CELERY_QUEUE>.analysis (game analyses' own queue) |
+| ANALYSIS_DEALS / ANALYSIS_MAX_PENDING / ANALYSIS_PER_DAY | 160 / 2 / 20 (per account) |
+| ANALYSIS_TIME_LIMIT / ANALYSIS_STALE_SECONDS | 600 / 120 |
 | SANCTIONS_INTERVAL_SECONDS | 30 (beat lifts ended sanctions) |
 | MAX_TOKENS_PER_ACCOUNT | 50                                  |
 | TOKEN_CACHE_SECONDS  | 30 (with Redis; 0: no token cache)    |

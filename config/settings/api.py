@@ -45,6 +45,7 @@ REST_FRAMEWORK = {
         "register": env.str("THROTTLE_REGISTER", default="10/hour"),
         "reports": env.str("THROTTLE_REPORTS", default="20/hour"),
         "chat": env.str("THROTTLE_CHAT", default="20/minute"),
+        "hints": env.str("THROTTLE_HINTS", default="120/hour"),
     },
     "DEFAULT_PAGINATION_CLASS": "core.pagination.LimitOffsetPagination",
     "PAGE_SIZE": env.int("PAGE_SIZE", default=50),
@@ -117,6 +118,8 @@ SPECTACULAR_SETTINGS = {
         "SeekOnTimeout": "matchmaking.models.OnTimeout",
         "SeekPreset": "matchmaking.presets.PRESET_CHOICES",
         "LadderTableSize": "ladder.serializers.TABLE_SIZE_CHOICES",
+        "AnalysisStatus": "analysis.models.AnalysisStatus",
+        "AnalysisVerdict": "bots.analysis.CLASSES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

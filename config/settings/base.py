@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "matchmaking",
     "ladder",
     "chat",
+    "analysis",
     "web",  # the browser client (last: its catch-all pages come after every other URL)
 ]
 

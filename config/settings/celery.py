@@ -73,6 +73,17 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="celery")
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Game analyses (analysis.tasks.analyse) go to a queue of their own, consumed by a
+# worker of their own (`manage.py serve`'s "analysis" child, the Procfile's
+# `analysis`, deploy/systemd/chickenfoot-analysis.service): a long analysis never
+# holds up a bot turn or a turn clock on the default queue.
+ANALYSIS_QUEUE = env.str("ANALYSIS_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}.analysis")
+ANALYSIS_DEALS = env.int("ANALYSIS_DEALS", default=160)  # deals sampled per decision (bots.analysis)
+ANALYSIS_MAX_PENDING = env.int("ANALYSIS_MAX_PENDING", default=2)  # per account: queued or running at once
+ANALYSIS_PER_DAY = env.int("ANALYSIS_PER_DAY", default=20)  # per account: new analyses in 24 hours
+ANALYSIS_TIME_LIMIT = env.int("ANALYSIS_TIME_LIMIT", default=600)  # seconds one analysis may run
+# An analysis queued or running with no progress for this long is sent again when asked for.
+ANALYSIS_STALE_SECONDS = env.int("ANALYSIS_STALE_SECONDS", default=120)
 # The sweep re-sends every lost timer and bot turn (ops.tasks.sweep).
 SWEEP_INTERVAL_SECONDS = env.float("SWEEP_INTERVAL_SECONDS", default=2.0)
 # Timed suspensions and mutes are lifted this often (moderation.tasks.sanctions_expire).

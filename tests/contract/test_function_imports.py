@@ -52,6 +52,8 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("live/apps.py", "LiveConfig.ready", "games.signals"): "hooks live play to every committed change on ready",
     ("challenges/apps.py", "ChallengesConfig.ready", "challenges.errors"): "registers the challenges' error codes",
     ("challenges/apps.py", "ChallengesConfig.ready", "challenges.feed"): "registers the account stream's feed",
+    ("analysis/apps.py", "AnalysisConfig.ready", "analysis.errors"): "registers the analysis error codes",
+    ("analysis/apps.py", "AnalysisConfig.ready", "analysis.feed"): "registers the account stream's feed",
     ("matchmaking/apps.py", "MatchmakingConfig.ready", "live.account_feeds"): "registers the seeks' feed on ready",
     ("ratings/apps.py", "RatingsConfig.ready", "ratings.errors"): "registers the ratings' error codes",
     ("ratings/apps.py", "RatingsConfig.ready", "ratings.receivers"): "connects to games.signals.match_finished",

@@ -1,7 +1,8 @@
 """``manage.py serve``: the whole server in one command (``make serve``).
 
-Runs three supervised processes (``ops.supervisor``): the web server (uvicorn),
-a Celery worker (bots, turn clocks) and Celery beat (the sweep that re-sends lost
+Runs four supervised processes (``ops.supervisor``): the web server (uvicorn),
+a Celery worker (bots, turn clocks), a Celery worker for game analyses (their own
+queue, ``ANALYSIS_QUEUE``) and Celery beat (the sweep that re-sends lost
 work). Without REDIS_URL the broker is a folder on disk (``core.brokers``). A
 process that dies is logged with its reason and started again; Ctrl-C or
 SIGTERM stops them all, leaving nothing behind. What the supervisor sees is also
@@ -41,6 +42,10 @@ from ops.supervisor import Child, Supervisor
 log = logging.getLogger("ops.serve")
 
 REPORT_SECONDS = 5.0
+
+
+#: The analysis worker runs at a lower priority than the web server and the bots' worker.
+NICE = ["nice", "-n", "10"] if shutil.which("nice") else []
 
 
 class Command(BaseCommand):
@@ -95,6 +100,10 @@ class Command(BaseCommand):
         if not no_worker:
             children += [
                 Child("worker", celery_command("worker", "-n", "serve@%h")),
+                # Game analyses on a queue of their own: they never hold up a bot turn (docs/bots.md).
+                Child(
+                    "analysis", [*NICE, *celery_command("worker", "-n", "analysis@%h", "-Q", settings.ANALYSIS_QUEUE)]
+                ),
                 Child("beat", celery_command("beat", "-s", str(run_dir / "celerybeat-schedule"))),
             ]
         _forget_old_reports()

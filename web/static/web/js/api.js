@@ -52,6 +52,10 @@ export const OPERATIONS = [
   ["GET", "/api/v1/games/{game_id}/hands/"],
   ["GET", "/api/v1/games/{game_id}/hands/{number}/"],
   ["GET", "/api/v1/games/{game_id}/stream/"],
+  // game analysis in the replay, hints (replay.js)
+  ["POST", "/api/v1/games/{game_id}/analysis/"],
+  ["GET", "/api/v1/games/{game_id}/analysis/"],
+  ["GET", "/api/v1/games/{game_id}/hint/"],
   // finding a game, ratings, the ladder (quickplay.js, challenges.js, leaderboard.js, profile.js, ladder.js)
   ["GET", "/api/v1/presets/"],
   ["POST", "/api/v1/seeks/"],
@@ -475,6 +479,23 @@ export function getHands(id) {
 /** GET /games/{id}/hands/{n}/: one round in detail. */
 export function getHand(id, number) {
   return call("GET", `${gamePath(id, "hands")}${encodeURIComponent(number)}/`);
+}
+
+// --- analysis ------------------------------------------------------------------------
+
+/** POST /games/{id}/analysis/ {seat?}: ask for a seat's analysis (200: it exists; 202: queued). */
+export function requestAnalysis(id, body = {}) {
+  return call("POST", gamePath(id, "analysis"), { body });
+}
+
+/** GET /games/{id}/analysis/?seat=: its progress, then its result. */
+export function getAnalysis(id, params = {}) {
+  return call("GET", `${gamePath(id, "analysis")}${query(params)}`);
+}
+
+/** GET /games/{id}/hint/: the best move for your turn (practice games). */
+export function getHint(id) {
+  return call("GET", gamePath(id, "hint"));
 }
 
 // --- finding a game: quick play and challenges ---------------------------------------

@@ -11,7 +11,14 @@
 // data-round), replay-first, replay-prev, replay-next, replay-last, replay-round
 // (<select> of hands), replay-position, replay-description, replay-board ([data-tile]),
 // replay-scoreboard. window.cfReplay = {steps, step, layout} mirrors what is shown.
+//
+// A finished game also has the analysis panel (analysis.js): the judged decisions of
+// a seat as a move list with marks; at a judged step the replay shows the mark
+// (replay-verdict, data-verdict) and, for a better play, *Show the better move*
+// (replay-better): the board as it stood before the move, with the end the better
+// tile goes on highlighted ([data-end].is-highlight).
 
+import { analysisPanel, MARKS, moveText, verdictName } from "./analysis.js";
 import * as api from "./api.js";
 import { drawBoard } from "./board.js";
 import { replaySteps } from "./layout.js";
@@ -37,11 +44,21 @@ export function renderReplay(root, { gameId }) {
   let steps = [];
   let index = 0;
   let lines = [];
+  let panel = null;
+  let better = false;
 
   const status = el("p", { class: "cf-replay-status", role: "status" }, gettext("Loading the match..."));
   const alertBox = el("div", { class: "cf-alert", role: "alert", "data-testid": "replay-alert", hidden: true });
   const position = el("p", { class: "cf-replay-position", "data-testid": "replay-position", "aria-live": "polite" });
   const description = el("p", { class: "cf-replay-description", "data-testid": "replay-description" });
+  const verdictText = el("span", {});
+  const betterButton = el("button", { type: "button", class: "cf-action", "data-testid": "replay-better", "aria-pressed": "false" }, gettext("Show the better move"));
+  betterButton.addEventListener("click", () => {
+    better = !better;
+    show(index, { keepBetter: true });
+  });
+  const verdictBox = el("p", { class: "cf-replay-verdict", "data-testid": "replay-verdict", hidden: true }, verdictText, " ", betterButton);
+  const analysisBox = el("div", { class: "cf-analysis-box" });
   const button = (testid, label, text, go) =>
     el("button", { type: "button", class: "cf-action", "data-testid": testid, "aria-label": label, onclick: go }, text);
   const first = button("replay-first", gettext("First step"), gettext("« First"), () => show(0));
@@ -76,9 +93,10 @@ export function renderReplay(root, { gameId }) {
     el("div", { class: "cf-replay-slider" }, slider),
     position,
     description,
+    verdictBox,
     el("div", { class: "cf-table-main" },
       el("div", { class: "cf-table-play" }, boardBox),
-      el("aside", { class: "cf-table-side" }, el("h2", {}, gettext("Scores")), el("div", { class: "cf-scoreboard-box" }, scoreboard))),
+      el("aside", { class: "cf-table-side" }, el("h2", {}, gettext("Scores")), el("div", { class: "cf-scoreboard-box" }, scoreboard), analysisBox)),
   );
   root.replaceChildren(section);
   setTitle(interpolate(gettext("Replay of game %(id)s"), { id }));
@@ -105,8 +123,30 @@ export function renderReplay(root, { gameId }) {
     scoreboard.replaceChildren(head, el("tbody", {}, ...rows), foot);
   }
 
-  function show(at) {
+  function showVerdict(step) {
+    const decision = panel ? panel.decisionAt(index) : null;
+    verdictBox.hidden = !decision;
+    if (!decision) {
+      delete verdictBox.dataset.verdict;
+      return null;
+    }
+    verdictBox.dataset.verdict = decision.verdict;
+    const differs = decision.loss > 0 && decision.best.type === "play" && moveText(decision.best) !== moveText(decision.played);
+    const canShow = differs && index > 0 && steps[index - 1].layout && steps[index - 1].round === step.round;
+    betterButton.hidden = !canShow;
+    betterButton.setAttribute("aria-pressed", better && canShow ? "true" : "false");
+    betterButton.textContent = better && canShow ? gettext("Show the move played") : gettext("Show the better move");
+    let text = `${MARKS[decision.verdict]} ${verdictName(decision.verdict)}: ` +
+      interpolate(gettext("%(points)s expected points (best %(best)s)."), { points: decision.played_points, best: decision.best_points });
+    if (differs) text += " " + interpolate(gettext("Better: %(move)s."), { move: moveText(decision.best) });
+    if (better && canShow) text += " " + gettext("The board shows the position before the move; the better move's end is highlighted.");
+    verdictText.textContent = text;
+    return better && canShow ? decision : null;
+  }
+
+  function show(at, { keepBetter = false } = {}) {
     if (!steps.length) return;
+    if (!keepBetter) better = false;
     index = Math.max(0, Math.min(steps.length - 1, at));
     const step = steps[index];
     section.dataset.step = index;
@@ -119,7 +159,10 @@ export function renderReplay(root, { gameId }) {
       ? interpolate(gettext("Step %(step)s of %(steps)s · hand %(round)s"), { step: index + 1, steps: steps.length, round: step.round })
       : interpolate(gettext("Step %(step)s of %(steps)s"), { step: index + 1, steps: steps.length });
     description.textContent = lines[index] || step.description || "";
-    if (step.layout) {
+    const shown = showVerdict(step);
+    if (shown) {
+      drawBoard(boardBox, steps[index - 1].layout, { arms: game?.game?.ruleset?.spinner_arms, highlightEnds: new Set([shown.best.end]) });
+    } else if (step.layout) {
       drawBoard(boardBox, step.layout, { arms: game?.game?.ruleset?.spinner_arms, lastTile: step.lastTile || undefined });
     } else {
       boardBox.replaceChildren(el("p", { class: "cf-board-empty" }, gettext("No tiles on the table yet.")));
@@ -175,6 +218,10 @@ export function renderReplay(root, { gameId }) {
         return;
       }
       show(0);
+      if (g.game.status === "finished") {
+        panel = analysisPanel({ gameId: id, game: g, steps, onJump: (at) => show(at === null ? index : at) });
+        analysisBox.replaceChildren(panel.element);
+      }
     } catch (err) {
       if (closed) return;
       status.textContent = "";
@@ -187,5 +234,6 @@ export function renderReplay(root, { gameId }) {
   return function cleanup() {
     closed = true;
     document.removeEventListener("keydown", onKey);
+    if (panel) panel.cleanup();
   };
 }

@@ -1,0 +1,127 @@
+"""The replay's analysis in Chromium, on ``manage.py serve`` (its analysis worker on
+its own queue): a spectator of a finished bots' match asks for a seat's analysis, the
+page follows it to the end, lists the seat's decisions with their marks (the same as
+the API's), jumps to one, shows its mark and the better move on the board - in
+English and in Estonian."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from tests.integration.serve import Serve, open_bot_table
+from tests.integration.web import request
+from tests.moderation.test_admin_browser import _missing_browser
+from tests.services import in_ci
+from tests.web.conftest import base_url, check_requests_against_contract, save_shot, sign_in, until
+
+pytestmark = [pytest.mark.slow]
+
+MATCH_SECONDS = 120
+ANALYSIS_SECONDS = 120
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
+    problem = _missing_browser()
+    if problem:
+        if in_ci():
+            pytest.fail(f"CI=true and the browser tests cannot run: {problem}")
+        pytest.skip(f"needs headless Chromium: {problem}")
+    serve = Serve(tmp_path_factory.mktemp("web-analysis") / "serve")
+    try:
+        yield serve
+    finally:
+        serve.stop()
+
+
+def css(driver: Any, selector: str) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return list(driver.find_elements(By.CSS_SELECTOR, selector))
+
+
+def data(driver: Any, testid: str) -> dict[str, str]:
+    found = driver.execute_script(
+        "const e = document.querySelector(`[data-testid=${arguments[0]}]`);"
+        "return e ? Object.assign({hidden: String(e.hidden)}, e.dataset) : null;",
+        testid,
+    )
+    return found or {}
+
+
+def marks(driver: Any) -> list[tuple[int, str]]:
+    rows = driver.execute_script(
+        "return [...document.querySelectorAll('[data-testid=analysis-moves] li')]"
+        ".map(li => [Number(li.dataset.moveNumber), li.dataset.verdict]);"
+    )
+    return [(int(n), str(v)) for n, v in rows]
+
+
+def test_a_spectator_analyses_a_seat_in_the_replay(server: Serve, make_browser: Callable[..., Any]) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    game_id = open_bot_table(server, rounds=2, strategies=("greedy", "random", "greedy", "random"))
+    driver = make_browser()
+    token = sign_in(driver, server, "an-viewer")
+    until(
+        driver,
+        "the bots' match to end",
+        lambda _: request(server.port, "GET", f"/api/v1/games/{game_id}/")[1]["game"]["status"] == "finished",
+        MATCH_SECONDS,
+    )
+    driver.get(f"{base_url(server)}/games/{game_id}/replay/")
+    until(driver, "the analysis panel", lambda d: css(d, "[data-testid=analysis-request]:not([hidden])"))
+    assert "Nobody has analysed" in css(driver, "[data-testid=analysis-status]")[0].text
+
+    # Seat 1 plays at random: it errs. (Seat 3 too, should seat 1 have had no better play.)
+    chosen = None
+    for seat in (1, 3):
+        Select(css(driver, "[data-testid=analysis-seat]")[0]).select_by_value(str(seat))
+        until(driver, "the seat's state", lambda d: css(d, "[data-testid=analysis-request]:not([hidden])"))
+        css(driver, "[data-testid=analysis-request]")[0].click()
+        until(
+            driver,
+            "the analysis to finish",
+            lambda d: data(d, "analysis").get("status") == "done",
+            ANALYSIS_SECONDS,
+        )
+        status, analysis = request(server.port, "GET", f"/api/v1/games/{game_id}/analysis/?seat={seat}", token=token)
+        assert status == 200, analysis
+        decisions = analysis["result"]["decisions"]
+        # The move list: every decision, with the API's verdict.
+        assert marks(driver) == [(d["move_number"], d["verdict"]) for d in decisions]
+        chosen = next(
+            (d for d in decisions if d["best"]["type"] == "play" and d["loss"] > 0 and d["best"] != d["played"]), None
+        )
+        if chosen is not None:
+            break
+    assert chosen is not None, "neither random seat ever had a better play"
+    summary = css(driver, "[data-testid=analysis-summary]")[0].text
+    assert f"Accuracy {analysis['result']['match']['accuracy']}%" in summary
+
+    # Jump to the decision: its mark beside the step, and the better move on the board.
+    item = css(driver, f'[data-testid=analysis-moves] li[data-move-number="{chosen["move_number"]}"]')[0]
+    step = item.get_attribute("data-step")
+    item.find_element("css selector", "button").click()
+    until(driver, "the decision's step", lambda d: data(d, "replay").get("step") == step)
+    verdict = data(driver, "replay-verdict")
+    assert verdict["hidden"] == "false" and verdict["verdict"] == chosen["verdict"]
+    text = css(driver, "[data-testid=replay-verdict]")[0].text
+    assert f"Better: {chosen['best']['tile']} on {chosen['best']['end']}" in text
+    css(driver, "[data-testid=replay-better]")[0].click()
+    until(
+        driver,
+        "the better move's end highlighted",
+        lambda d: css(d, f'[data-testid=replay-board] .cf-end.is-highlight[data-end="{chosen["best"]["end"]}"]'),
+    )
+    save_shot(driver, "replay-analysis")
+
+    # In Estonian.
+    driver.execute_script("document.cookie = 'language=et; path=/';")
+    driver.get(f"{base_url(server)}/games/{game_id}/replay/")
+    until(driver, "the analysis in Estonian", lambda d: css(d, "#cf-analysis-title"))
+    assert css(driver, "#cf-analysis-title")[0].text == "Analüüs"
+    check_requests_against_contract(driver)

@@ -1,0 +1,189 @@
+// The analysis panel of the replay page (replay.js): a finished game's decisions of one
+// seat judged by the server (POST/GET /games/{id}/analysis/, docs/bots.md "Game
+// analysis").
+//
+// analysisPanel({gameId, game, steps, onJump}) -> {element, decisionAt(stepIndex), cleanup}
+//   element      the panel: a seat <select>, *Analyse*, the progress while it runs (the
+//                page asks again every second), the summary (accuracy, counts) and the
+//                move list: each decision of the seat with its mark, the move played
+//                and the better one; a click jumps to that step (onJump(stepIndex)).
+//   decisionAt   the decision played at a replay step (or null): replay.js shows its
+//                mark beside the step and the better move on the board.
+//
+// Marks: good ✓, inaccuracy ?!, mistake ?, blunder ??.
+//
+// Selectors for tests (data-testid): analysis (the panel; data-status, data-seat),
+// analysis-seat, analysis-request, analysis-status, analysis-summary, analysis-moves
+// (<ol>; each <li data-move-number data-verdict data-step> holds a button).
+
+import * as api from "./api.js";
+import { gettext, interpolate } from "./i18n.js";
+import { el, seatLabel } from "./table.js";
+
+export const MARKS = { good: "✓", inaccuracy: "?!", mistake: "?", blunder: "??" };
+
+export function verdictName(verdict) {
+  const names = { good: gettext("good"), inaccuracy: gettext("inaccuracy"), mistake: gettext("mistake"), blunder: gettext("blunder") };
+  return names[verdict] || verdict;
+}
+
+export function moveText(move) {
+  if (!move) return "";
+  if (move.type === "draw") return gettext("draw");
+  if (move.type === "pass") return gettext("pass");
+  return interpolate(gettext("%(tile)s on %(end)s"), { tile: move.tile, end: move.end });
+}
+
+function sameMove(a, b) {
+  return a && b && a.type === b.type && (a.tile || "") === (b.tile || "") && (a.end || "") === (b.end || "");
+}
+
+async function moveSeqs(id) {
+  const seqs = new Map();
+  let after = 0;
+  for (;;) {
+    const page = await api.listMoves(id, { after });
+    for (const move of page.moves) seqs.set(move.number, move.seq);
+    if (!page.has_more || !page.moves.length) return seqs;
+    after = page.moves[page.moves.length - 1].number;
+  }
+}
+
+export function analysisPanel({ gameId, game, steps, onJump }) {
+  const id = Number(gameId);
+  let closed = false;
+  let timer = null;
+  let seqs = null;
+  let byStep = new Map();
+  const seats = game?.game?.seats || [];
+  const mine = game?.you ? game.you.seat : null;
+  const signedIn = Boolean(api.session());
+
+  const seatSelect = el("select", { id: "cf-analysis-seat", "data-testid": "analysis-seat" },
+    ...seats.map((s) => el("option", { value: s.number }, seatLabel(game, s.number))));
+  seatSelect.value = String(mine ?? 0);
+  const request = el("button", { type: "button", class: "cf-action", "data-testid": "analysis-request", hidden: true }, gettext("Analyse"));
+  const statusLine = el("p", { class: "cf-analysis-status", role: "status", "data-testid": "analysis-status" });
+  const summary = el("p", { class: "cf-analysis-summary", "data-testid": "analysis-summary", hidden: true });
+  const list = el("ol", { class: "cf-analysis-moves", "data-testid": "analysis-moves" });
+  const element = el(
+    "section",
+    { class: "cf-analysis", "data-testid": "analysis", "aria-labelledby": "cf-analysis-title", "data-status": "none" },
+    el("h2", { id: "cf-analysis-title" }, gettext("Analysis")),
+    el("p", { class: "cf-analysis-help" }, gettext("Each decision judged from that player's view at that moment: the expected points of every choice.")),
+    el("p", {}, el("label", { for: "cf-analysis-seat" }, gettext("Player: ")), seatSelect, " ", request),
+    statusLine,
+    summary,
+    list,
+  );
+
+  function seat() {
+    return Number(seatSelect.value);
+  }
+
+  function stepOfMove(number) {
+    const seq = seqs?.get(number);
+    if (seq === undefined) return -1;
+    return steps.findIndex((s) => s.event && s.event.seq === seq);
+  }
+
+  function showResult(analysis) {
+    const result = analysis.result;
+    byStep = new Map();
+    const match = result.match;
+    const counts = match.counts;
+    summary.hidden = false;
+    summary.textContent = match.decisions
+      ? interpolate(
+          gettext("Accuracy %(accuracy)s over %(decisions)s decisions: %(blunders)s blunders, %(mistakes)s mistakes, %(inaccuracies)s inaccuracies, %(lost)s points lost."),
+          { accuracy: `${match.accuracy}%`, decisions: match.decisions, blunders: counts.blunder, mistakes: counts.mistake, inaccuracies: counts.inaccuracy, lost: match.points_lost },
+        )
+      : gettext("This player never had two choices or more: nothing to judge.");
+    const items = result.decisions.map((d) => {
+      const at = stepOfMove(d.move_number);
+      if (at >= 0) byStep.set(at, d);
+      const better = sameMove(d.played, d.best)
+        ? ""
+        : " · " + interpolate(gettext("better: %(move)s (%(points)s)"), { move: moveText(d.best), points: `+${d.loss}` });
+      const text = `${MARKS[d.verdict] || ""} ` +
+        interpolate(gettext("Move %(number)s (hand %(hand)s): %(move)s, %(verdict)s"), { number: d.move_number, hand: d.hand, move: moveText(d.played), verdict: verdictName(d.verdict) }) +
+        better;
+      return el("li", { class: `cf-verdict-${d.verdict}`, "data-move-number": d.move_number, "data-verdict": d.verdict, "data-step": at },
+        el("button", { type: "button", class: "cf-link-button", disabled: at < 0, onclick: () => onJump(at) }, text));
+    });
+    list.replaceChildren(...items);
+    onJump(null); // the step shown gets its mark
+  }
+
+  function showProgress(analysis) {
+    element.dataset.status = analysis.status;
+    element.dataset.seat = String(analysis.seat);
+    request.hidden = true;
+    const p = analysis.progress;
+    if (analysis.status === "queued") statusLine.textContent = gettext("Waiting for the analysis to start...");
+    else if (analysis.status === "running") {
+      statusLine.textContent = p.total === null
+        ? gettext("Analysing...")
+        : interpolate(gettext("Analysing: %(done)s of %(total)s decisions."), { done: p.done, total: p.total });
+    } else if (analysis.status === "failed") statusLine.textContent = gettext("The analysis failed.");
+    else statusLine.textContent = interpolate(gettext("Analysis of %(name)s."), { name: seatLabel(game, analysis.seat) });
+    if (analysis.status === "queued" || analysis.status === "running") {
+      timer = setTimeout(() => load(false), 1000);
+    } else if (analysis.status === "done") {
+      showResult(analysis);
+    }
+  }
+
+  function reset() {
+    clearTimeout(timer);
+    byStep = new Map();
+    list.replaceChildren();
+    summary.hidden = true;
+    onJump(null);
+  }
+
+  async function load(asking) {
+    const wanted = seat();
+    try {
+      if (!seqs) seqs = await moveSeqs(id);
+      const analysis = asking ? await api.requestAnalysis(id, { seat: wanted }) : await api.getAnalysis(id, { seat: wanted });
+      if (closed || wanted !== seat()) return;
+      showProgress(analysis);
+    } catch (err) {
+      if (closed || wanted !== seat()) return;
+      element.dataset.status = "none";
+      if (err?.code === "analysis_not_requested") {
+        statusLine.textContent = gettext("Nobody has analysed this player's game yet.");
+        request.hidden = false;
+      } else {
+        statusLine.textContent = err?.message || gettext("The analysis could not be loaded.");
+        request.hidden = !asking;
+      }
+    }
+  }
+
+  request.addEventListener("click", () => {
+    request.hidden = true;
+    load(true);
+  });
+  seatSelect.addEventListener("change", () => {
+    reset();
+    load(false);
+  });
+
+  if (!signedIn) {
+    seatSelect.disabled = true;
+    statusLine.textContent = gettext("Log in to analyse this game.");
+  } else {
+    load(false);
+  }
+
+  return {
+    element,
+    decisionAt: (stepIndex) => byStep.get(stepIndex) || null,
+    cleanup() {
+      closed = true;
+      clearTimeout(timer);
+    },
+  };
+}
