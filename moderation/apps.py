@@ -13,4 +13,9 @@ class ModerationConfig(AppConfig):
 
         account_feeds.register(WARNING_FEED)
         chat_guards.register("muted", mute_refusal)  # a muted account cannot write in the chat
+        from django.contrib import admin
+
+        from moderation.admin.audited import audit_every_admin
+
+        audit_every_admin(admin.site)  # the admin has discovered every app's admin module (it is installed first)
         from moderation import account_data  # noqa: F401  # its part of the account's data (players.account_data)

@@ -32,6 +32,10 @@ class AuditAction(models.TextChoices):
     REPORT_DISMISS = "report_dismiss", "report dismissed"
     RATING_VOID = "rating_void", "rating effect voided"
     CHAT_REMOVE = "chat_remove", "chat message removed"
+    ADMIN_ADD = "admin_add", "added in the admin"
+    ADMIN_CHANGE = "admin_change", "changed in the admin"
+    ADMIN_DELETE = "admin_delete", "deleted in the admin"
+    ADMIN_ACTION = "admin_action", "admin action"
 
 
 class AuditEntry(models.Model):
