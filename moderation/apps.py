@@ -9,7 +9,10 @@ class ModerationConfig(AppConfig):
         from chat import guards as chat_guards  # apps ready: the guard reads models
         from games import account_feeds
         from moderation.feeds import WARNING_FEED
-        from moderation.selectors import mute_refusal
+        from moderation.selectors import mute_refusal, standing_sanctions
+        from players import standing
+
+        standing.register(standing_sanctions)  # /me/ and the log-in refusal tell the player their sanctions
 
         account_feeds.register(WARNING_FEED)
         chat_guards.register("muted", mute_refusal)  # a muted account cannot write in the chat

@@ -49,7 +49,8 @@ def test_suspend_mid_game_the_game_finishes_with_a_bot(
 
     # The account: its tokens and its password are refused.
     refused(cheat_client.get(ME), 401, "authentication_failed")
-    refused(log_in_through_api(cheat.username), 401, "invalid_credentials")
+    refusal = refused(log_in_through_api(cheat.username), 403, "suspended")
+    assert (refusal["reason"], refusal["until"]) == ("bots and abuse", None)
     assert not Client().login(username=cheat.username, password=PASSWORD)
     assert session.get(ME).status_code == 401  # the open browser session is over too
     assert not ApiToken.objects.filter(user=cheat, revoked_at__isnull=True).exists()
