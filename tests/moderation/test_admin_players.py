@@ -151,3 +151,13 @@ def test_active_and_bot_flags_are_not_edited_by_hand(mod_client: Client, people:
     assert listing.status_code == 200 and player.username.encode() in listing.content
     for action in ("suspend", "unsuspend", "revoke_tokens", "mark_bot", "unmark_bot"):
         assert f'value="{action}"'.encode() in listing.content
+
+
+def test_no_reset_password_link_for_a_moderator(mod_client: Client, superuser_client: Client, people: Any) -> None:
+    player, _ = people.player()
+    page = reverse("admin:players_user_change", args=[player.pk])
+    reset = b'href="../password/"'  # the link Django's password widget draws
+    seen = mod_client.get(page)
+    assert seen.status_code == 200 and player.username.encode() in seen.content
+    assert reset not in seen.content and b"Reset password" not in seen.content
+    assert reset in superuser_client.get(page).content  # who may change accounts keeps it
