@@ -101,7 +101,14 @@ EVENT_PAYLOADS: dict[str, tuple[dict[str, Any], list[str]]] = {
         ["seat", "strategy"],
     ),
     "game_started": ({}, []),
-    "game_aborted": ({"by": _STR, "moderator": _BOOL, "reason": _STR}, ["by", "moderator", "reason"]),
+    "game_aborted": (
+        {
+            "by": {"type": "string", "description": "The creator who aborted; empty when a moderator did."},
+            "moderator": _BOOL,
+            "reason": _STR,
+        },
+        ["by", "moderator", "reason"],
+    ),
     "seat_resigned": (
         {"seat": _SEAT, "player": _STR, "bot_strategy": ref("StrategyName")},
         ["seat", "player", "bot_strategy"],

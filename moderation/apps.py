@@ -9,8 +9,16 @@ class ModerationConfig(AppConfig):
         from chat import guards as chat_guards  # apps ready: the guard reads models
         from live import account_feeds
         from moderation.feeds import WARNING_FEED
-        from moderation.selectors import mute_refusal
+        from moderation.selectors import mute_refusal, standing_sanctions
+        from players import standing
+
+        standing.register(standing_sanctions)  # /me/ and the log-in refusal tell the player their sanctions
 
         account_feeds.register(WARNING_FEED)
         chat_guards.register("muted", mute_refusal)  # a muted account cannot write in the chat
+        from django.contrib import admin
+
+        from moderation.admin.audited import audit_every_admin
+
+        audit_every_admin(admin.site)  # the admin has discovered every app's admin module (it is installed first)
         from moderation import account_data  # noqa: F401  # its part of the account's data (players.account_data)

@@ -15,6 +15,8 @@ class ModerationCode(StrEnum):
     REPORT_SELF = "report_self"
     REPORT_RESOLVED = "report_resolved"
     MUTED = "muted"
+    APPEAL_EXISTS = "appeal_exists"
+    APPEAL_OWN_SANCTION = "appeal_own_sanction"
 
 
 register_enum(
@@ -41,6 +43,16 @@ register_enum(
                 "moderator's words): it cannot write messages."
             ),
             _("Muted"),
+        ),
+        ModerationCode.APPEAL_EXISTS: (
+            409,
+            _("The sanction has an appeal already: one appeal per sanction."),
+            _("Appeal exists"),
+        ),
+        ModerationCode.APPEAL_OWN_SANCTION: (
+            403,
+            _("An appeal is answered by another moderator than the one who imposed the sanction."),
+            _("Appeal against your own sanction"),
         ),
     },
 )

@@ -32,6 +32,11 @@ class AuditAction(models.TextChoices):
     REPORT_DISMISS = "report_dismiss", "report dismissed"
     RATING_VOID = "rating_void", "rating effect voided"
     CHAT_REMOVE = "chat_remove", "chat message removed"
+    APPEAL_ANSWER = "appeal_answer", "appeal answered"
+    ADMIN_ADD = "admin_add", "added in the admin"
+    ADMIN_CHANGE = "admin_change", "changed in the admin"
+    ADMIN_DELETE = "admin_delete", "deleted in the admin"
+    ADMIN_ACTION = "admin_action", "admin action"
 
 
 class AuditEntry(models.Model):
@@ -232,3 +237,32 @@ class ModeratorNote(models.Model):
 
     def __str__(self) -> str:
         return f"note {self.pk} about {self.player}"
+
+
+class AppealStatus(models.TextChoices):
+    OPEN = "open", "open"
+    UPHELD = "upheld", "sanction upheld"
+    LIFTED = "lifted", "sanction lifted"
+
+
+class Appeal(models.Model):
+    """A player's appeal against one of their sanctions (one per sanction), in the
+    queue beside the reports; answered by another moderator than the one who
+    imposed the sanction."""
+
+    sanction = models.OneToOneField(Sanction, on_delete=models.CASCADE, related_name="appeal")
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    status = models.CharField(max_length=16, choices=AppealStatus.choices, default=AppealStatus.OPEN, db_index=True)
+    answer = models.TextField(blank=True)
+    answered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]  # the queue: oldest first
+        default_permissions = ("view",)
+
+    def __str__(self) -> str:
+        return f"appeal {self.pk} against {self.sanction}"

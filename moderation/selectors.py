@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import TruncDate, TruncWeek
@@ -219,3 +220,29 @@ def dashboard_figures(*, now: datetime | None = None, days: int = 30, weeks: int
         players_per_day=_per_day(players, day_list),
         messages_removed_per_day=_per_day(removed, day_list),
     )
+
+
+def standing_sanctions(user: User) -> list[dict[str, Any]]:
+    """The sanctions in force on ``user`` with their appeal, as ``players.standing``
+    tells them to the player (``/me/``, the log-in refusal)."""
+    rows = []
+    for sanction in Sanction.objects.filter(_in_force(), player_id=user.pk).select_related("appeal"):
+        appeal = getattr(sanction, "appeal", None)
+        rows.append(
+            {
+                "id": sanction.pk,
+                "kind": sanction.kind,
+                "reason": sanction.reason,
+                "starts_at": sanction.starts_at,
+                "ends_at": sanction.ends_at,
+                "appeal": None
+                if appeal is None
+                else {
+                    "status": appeal.status,
+                    "text": appeal.text,
+                    "answer": appeal.answer,
+                    "created_at": appeal.created_at,
+                },
+            }
+        )
+    return rows

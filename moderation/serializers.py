@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.utils.translation import gettext
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from moderation.models import ReportOutcome, ReportReason, ReportStatus, ReportTarget, SanctionKind
+from moderation.models import AppealStatus, ReportOutcome, ReportReason, ReportStatus, ReportTarget, SanctionKind
 
 # Each one enum of the OpenAPI document under its own name (ENUM_NAME_OVERRIDES).
 REPORT_REASONS = tuple(ReportReason.values)
@@ -15,6 +17,7 @@ REPORT_STATUSES = tuple(ReportStatus.values)
 REPORT_TARGETS = tuple(ReportTarget.values)
 REPORT_OUTCOMES = tuple(ReportOutcome.values)
 SANCTION_KINDS = tuple(SanctionKind.values)
+APPEAL_STATUSES = tuple(AppealStatus.values)
 
 
 class ReportCreateInput(serializers.Serializer):
@@ -67,6 +70,30 @@ class WarningOutput(serializers.Serializer):
     acknowledged_at = serializers.DateTimeField(allow_null=True, help_text="When you said you had read it.")
 
 
+class AppealOutput(serializers.Serializer):
+    """A player's appeal against a sanction (never who answered)."""
+
+    id = serializers.IntegerField()
+    sanction = serializers.IntegerField(source="sanction_id")
+    text = serializers.CharField(help_text="What the player wrote.")
+    status = serializers.ChoiceField(
+        choices=APPEAL_STATUSES, help_text="open: waiting; upheld: the sanction stays; lifted: it was lifted."
+    )
+    answer = serializers.CharField(help_text="The moderator's answer (empty while open).")
+    created_at = serializers.DateTimeField()
+    answered_at = serializers.DateTimeField(allow_null=True)
+
+
+class AppealCreateInput(serializers.Serializer):
+    text = serializers.CharField(max_length=2000, help_text="Why the sanction should be lifted, for the moderators.")
+
+
+class AppealTokenInput(AppealCreateInput):
+    appeal_token = serializers.CharField(
+        max_length=500, help_text="From the log-in refusal `suspended` (valid for a week)."
+    )
+
+
 class SanctionOutput(serializers.Serializer):
     """A mute or a suspension as its player sees it (never which moderator)."""
 
@@ -76,3 +103,17 @@ class SanctionOutput(serializers.Serializer):
     starts_at = serializers.DateTimeField()
     ends_at = serializers.DateTimeField(allow_null=True, help_text="None: until a moderator lifts it.")
     lifted_at = serializers.DateTimeField(allow_null=True, help_text="Lifted (or ended) then.")
+    appeal = serializers.SerializerMethodField(help_text="Your appeal against it (one per sanction), or null.")
+
+    @extend_schema_field(AppealOutput(allow_null=True))
+    def get_appeal(self, sanction: Any) -> dict[str, Any] | None:
+        appeal = getattr(sanction, "appeal", None) if _has_appeal(sanction) else None
+        return AppealOutput(appeal).data if appeal is not None else None
+
+
+def _has_appeal(sanction: Any) -> bool:
+    try:
+        sanction.appeal  # noqa: B018 - a reverse one-to-one raises when there is none
+    except ObjectDoesNotExist:
+        return False
+    return True

@@ -28,6 +28,8 @@ from games.models import Game
 from live import account_feeds
 from moderation.errors import ModerationCode, ModerationError
 from moderation.models import (
+    Appeal,
+    AppealStatus,
     AuditAction,
     AuditEntry,
     ModeratorNote,
@@ -502,6 +504,8 @@ MODERATOR_PERMISSIONS = (
     "ladder.view_ladderround",
     # The table chat (migration 0007): removed messages keep their text for the moderators.
     "chat.view_chatmessage",
+    # Appeals against sanctions (migration 0011), answered beside the reports.
+    "moderation.view_appeal",
 )
 
 
@@ -677,3 +681,65 @@ def report_remove_message(*, report_id: int, by: User, reason: str = "") -> Repo
         moderation_chat_remove(message_id=report.message_id, by=by, reason=reason, report=report)
         _resolve(report, by=by, outcome=ReportOutcome.MESSAGE_REMOVED, reason=reason.strip())
     return report
+
+
+# -- appeals --------------------------------------------------------------------------
+
+
+def appeal_create(*, player: User, sanction_id: int, text: str) -> Appeal:
+    """The player appeals one of their sanctions (in force): one appeal per sanction.
+    A suspended player appeals with the token of their log-in refusal (the view
+    reads it), a muted one signed in."""
+    text = _require_reason(text)
+    with transaction.atomic():
+        sanction = Sanction.objects.select_for_update().filter(pk=sanction_id, player=player).first()
+        if sanction is None or sanction.lifted_at is not None:
+            raise ModerationError(
+                CoreCode.NOT_FOUND,
+                gettext("You have no sanction %(sanction_id)s in force.") % {"sanction_id": sanction_id},
+            )
+        if Appeal.objects.filter(sanction=sanction).exists():
+            raise ModerationError(
+                ModerationCode.APPEAL_EXISTS, gettext("You have appealed against this sanction already.")
+            )
+        return Appeal.objects.create(sanction=sanction, text=text)
+
+
+def appeal_answer(*, appeal_id: int, by: User, lift: bool, answer: str) -> Appeal:
+    """Another moderator than the one who imposed the sanction answers the appeal:
+    ``lift`` lifts the sanction (a suspension's end reinstates the account when no
+    other suspension holds), else it is upheld. The player reads ``answer``."""
+    _require_moderator(by)
+    answer = _require_reason(answer)
+    with transaction.atomic():
+        appeal = Appeal.objects.select_for_update().select_related("sanction").filter(pk=appeal_id).first()
+        if appeal is None:
+            raise ModerationError(
+                CoreCode.NOT_FOUND, gettext("There is no appeal %(appeal_id)s.") % {"appeal_id": appeal_id}
+            )
+        sanction = appeal.sanction
+        if sanction.moderator_id == by.pk:
+            raise ModerationError(
+                ModerationCode.APPEAL_OWN_SANCTION,
+                gettext("You imposed this sanction: another moderator answers the appeal."),
+            )
+        if appeal.status != AppealStatus.OPEN:
+            raise ModerationError(ModerationCode.REPORT_RESOLVED, gettext("The appeal is answered already."))
+        player = _locked_user(sanction.player_id)
+        if lift and sanction.lifted_at is None:
+            Sanction.objects.filter(pk=sanction.pk).update(lifted_at=timezone.now(), lifted_by=by)
+            if sanction.kind == SanctionKind.SUSPENSION:
+                still = Sanction.objects.filter(player=player, kind=SanctionKind.SUSPENSION, lifted_at__isnull=True)
+                if not still.exists() and not player.is_active:
+                    player_services.user_set_active(user=player, is_active=True)
+        appeal.status = AppealStatus.LIFTED if lift else AppealStatus.UPHELD
+        appeal.answer, appeal.answered_by, appeal.answered_at = answer, by, timezone.now()
+        appeal.save(update_fields=["status", "answer", "answered_by", "answered_at"])
+        _audit(
+            by=by,
+            action=AuditAction.APPEAL_ANSWER,
+            reason=answer,
+            player=player,
+            details={"appeal": appeal.pk, "sanction": sanction.pk, "outcome": appeal.status},
+        )
+    return appeal

@@ -8,6 +8,7 @@ from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -18,9 +19,19 @@ from core.schema import problem_responses
 from core.throttling import ScopedRateThrottle
 from moderation import selectors, services
 from moderation.errors import ModerationError
-from moderation.serializers import ReportCreateInput, ReportOutput, SanctionOutput, WarningOutput
+from moderation.serializers import (
+    AppealCreateInput,
+    AppealOutput,
+    AppealTokenInput,
+    ReportCreateInput,
+    ReportOutput,
+    SanctionOutput,
+    WarningOutput,
+)
 from players import selectors as player_selectors
+from players import services as player_services
 from players.authentication import request_account
+from players.models import User
 
 TAG = ["moderation"]
 
@@ -122,3 +133,56 @@ class SanctionCollectionApi(GenericAPIView):
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(selectors.sanction_list(player=request_account(request)))
         return self.get_paginated_response(SanctionOutput(page, many=True).data)
+
+
+class SanctionAppealApi(APIView):
+    @extend_schema(
+        operation_id="me_sanctions_appeal",
+        summary="Appeal against one of my sanctions",
+        description=(
+            "One appeal per sanction in force; another moderator than the one who imposed it answers "
+            "(the answer shows on the sanction, `GET /me/sanctions/`). A suspended account, which cannot "
+            "sign in, appeals with `POST /api/v1/appeals/` and the token of its log-in refusal."
+        ),
+        tags=TAG,
+        request=AppealCreateInput,
+        responses={
+            201: AppealOutput,
+            **problem_responses("validation_error", "not_authenticated", "not_found", "appeal_exists"),
+        },
+    )
+    def post(self, request: Request, sanction_id: int) -> Response:
+        data = validated(AppealCreateInput, request.data)
+        appeal = services.appeal_create(player=request_account(request), sanction_id=sanction_id, text=data["text"])
+        return Response(AppealOutput(appeal).data, status=status.HTTP_201_CREATED)
+
+
+class AppealTokenApi(APIView):
+    schema_anonymous_methods = ("post",)
+    throttle_scope = "login"
+
+    def get_permissions(self) -> list[Any]:
+        return [AllowAny()]
+
+    @extend_schema(
+        operation_id="appeals_create",
+        summary="Appeal against a suspension (no sign-in)",
+        description=(
+            "A suspended account cannot sign in: its log-in refusal (`suspended`, given only for the "
+            "right password) carries an `appeal_token` for this. One appeal per sanction."
+        ),
+        tags=TAG,
+        request=AppealTokenInput,
+        responses={
+            201: AppealOutput,
+            **problem_responses("validation_error", "not_found", "appeal_exists", "rate_limited"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = validated(AppealTokenInput, request.data)
+        ids = player_services.appeal_token_read(data["appeal_token"])
+        player = User.objects.filter(pk=ids[0]).first() if ids else None
+        if ids is None or player is None:
+            raise ModerationError(CoreCode.NOT_FOUND, gettext("This appeal token is not valid (or too old)."))
+        appeal = services.appeal_create(player=player, sanction_id=ids[1], text=data["text"])
+        return Response(AppealOutput(appeal).data, status=status.HTTP_201_CREATED)

@@ -17,6 +17,7 @@ class PlayerCode(StrEnum):
     TOO_MANY_TOKENS = "too_many_tokens"
     WEAK_PASSWORD = "weak_password"
     WRONG_PASSWORD = "wrong_password"
+    SUSPENDED = "suspended"
 
 
 register_enum(
@@ -29,7 +30,7 @@ register_enum(
         ),
         PlayerCode.INVALID_CREDENTIALS: (
             401,
-            _("The username or password is wrong, or the account is suspended."),
+            _("The username or password is wrong (a suspended account with the right password: `suspended`)."),
             _("Invalid credentials"),
         ),
         PlayerCode.LOGIN_LOCKED: (
@@ -52,6 +53,16 @@ register_enum(
             409,
             _("The account holds the most active API tokens it may (MAX_TOKENS_PER_ACCOUNT): revoke one first."),
             _("Too many tokens"),
+        ),
+        PlayerCode.SUSPENDED: (
+            403,
+            _(
+                "The password is right but a moderator has suspended the account: `reason` (the moderator's "
+                "words) and `until` (an ISO time; null: until a moderator lifts it). Only the right password "
+                "gets this answer. `appeal_token` lets the player appeal (POST /api/v1/appeals/) without "
+                "logging in."
+            ),
+            _("Suspended"),
         ),
         PlayerCode.WRONG_PASSWORD: (
             403,

@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from players import standing
 from players.models import User
 
 
@@ -36,11 +37,43 @@ class PlayerOutput(serializers.Serializer):
     is_bot = serializers.BooleanField()
 
 
+class AccountAppealOutput(serializers.Serializer):
+    status = serializers.ChoiceField(
+        choices=["open", "upheld", "lifted"],
+        help_text="open: waiting for a moderator (not the one who imposed the sanction); "
+        "upheld: the sanction stays; lifted: it was lifted.",
+    )
+    text = serializers.CharField(help_text="What you wrote.")
+    answer = serializers.CharField(help_text="The moderator's answer (empty while open).")
+    created_at = serializers.DateTimeField()
+
+
+class AccountSanctionOutput(serializers.Serializer):
+    """A sanction in force on the account, as its player sees it."""
+
+    id = serializers.IntegerField(help_text="Appeal it with POST /api/v1/me/sanctions/{id}/appeal/.")
+    kind = serializers.ChoiceField(
+        choices=["suspension", "mute"], help_text="mute: you cannot write in the chat; you still play."
+    )
+    reason = serializers.CharField(help_text="The moderator's reason, as written.")
+    starts_at = serializers.DateTimeField()
+    ends_at = serializers.DateTimeField(allow_null=True, help_text="null: until a moderator lifts it.")
+    appeal = AccountAppealOutput(allow_null=True, help_text="Your appeal (one per sanction), or null.")
+
+
 class AccountOutput(PlayerOutput):
     """The caller's own account."""
 
     is_staff = serializers.BooleanField(help_text="A moderator (may use the admin).")
     date_joined = serializers.DateTimeField()
+    sanctions = serializers.SerializerMethodField(
+        help_text="The sanctions in force on the account (a mute: you cannot write in the chat), with the "
+        "moderator's reason, the end and your appeal."
+    )
+
+    @extend_schema_field(AccountSanctionOutput(many=True))
+    def get_sanctions(self, user: User) -> Any:
+        return AccountSanctionOutput(standing.sanctions(user), many=True).data
 
 
 class TokenCreateInput(serializers.Serializer):

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth import authenticate
 from django.contrib.auth.password_validation import validate_password
+from django.core import signing
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -19,7 +20,7 @@ from core import notify
 from core.errors import CoreCode
 from core.humanize import duration
 from core.limits import Limit
-from players import account_data, login
+from players import account_data, login, standing
 from players.errors import PlayerCode, PlayerError
 from players.models import ApiToken, User
 from players.token_cache import CACHE
@@ -91,8 +92,53 @@ def user_authenticate(*, username: str, password: str, address: str | None = Non
     # Counts the failure (players.login), for the address given.
     user = authenticate(username=username, password=password, address=address)
     if user is None:
+        if account is not None and not account.is_active and account.check_password(password):
+            # Only the right password learns of the suspension: a guesser learns nothing.
+            raise suspended_refusal(account)
         raise PlayerError(PlayerCode.INVALID_CREDENTIALS, gettext("Wrong username or password."))
     return user
+
+
+#: What an appeal token (``suspended``) is signed with, and how long it serves.
+APPEAL_TOKEN_SALT = "players.appeal"
+APPEAL_TOKEN_MAX_AGE = 7 * 24 * 3600
+
+
+def suspended_refusal(account: User) -> PlayerError:
+    """``suspended`` for an account whose right password was given: the
+    moderator's reason, the end, and a token to appeal with (no log-in needed)."""
+    sanction = standing.suspension(account)
+    reason = sanction["reason"] if sanction else ""
+    until = sanction["ends_at"] if sanction else None
+    if until is not None:
+        detail = _("Your account is suspended until %(until)s UTC. The moderator's reason: %(reason)s") % {
+            "until": f"{until:%Y-%m-%d %H:%M}",
+            "reason": reason,
+        }
+    else:
+        detail = _("Your account is suspended until a moderator lifts it. The moderator's reason: %(reason)s") % {
+            "reason": reason
+        }
+    token = (
+        signing.dumps({"user": account.pk, "sanction": sanction["id"]}, salt=APPEAL_TOKEN_SALT) if sanction else None
+    )
+    return PlayerError(
+        PlayerCode.SUSPENDED,
+        detail,
+        reason=reason,
+        until=until.isoformat() if until else None,
+        sanction=sanction["id"] if sanction else None,
+        appeal_token=token,
+    )
+
+
+def appeal_token_read(token: str) -> tuple[int, int] | None:
+    """The (account id, sanction id) an appeal token was issued for, or None (forged or too old)."""
+    try:
+        data = signing.loads(token, salt=APPEAL_TOKEN_SALT, max_age=APPEAL_TOKEN_MAX_AGE)
+    except signing.BadSignature:
+        return None
+    return int(data["user"]), int(data["sanction"])
 
 
 def token_issue(*, user: User, name: str) -> IssuedToken:

@@ -158,6 +158,7 @@ class TokenCollectionApi(GenericAPIView):
                 "not_authenticated",
                 "authentication_failed",
                 "invalid_credentials",
+                "suspended",
                 "too_many_tokens",
                 "login_locked",
                 "rate_limited",
@@ -249,7 +250,7 @@ class SessionApi(APIView):
         request=SessionCreateInput,
         responses={
             200: SessionOutput,
-            **problem_responses("validation_error", "invalid_credentials", "login_locked", "rate_limited"),
+            **problem_responses("validation_error", "invalid_credentials", "suspended", "login_locked", "rate_limited"),
         },
     )
     def post(self, request: Request) -> Response:

@@ -262,4 +262,7 @@ def abort(change: GameChange, *, by: User, reason: str, moderator: bool) -> None
     change.update(
         status=GameStatus.ABORTED, abort_reason=reason, finished_at=timezone.now(), turn_seat=None, turn_deadline=None
     )
-    change.events_append({"type": "game_aborted", "by": by.username, "moderator": moderator, "reason": reason})
+    # A moderator stays nameless in the public log ("by" is empty; the name is in the audit trail).
+    change.events_append(
+        {"type": "game_aborted", "by": "" if moderator else by.username, "moderator": moderator, "reason": reason}
+    )

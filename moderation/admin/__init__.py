@@ -4,6 +4,6 @@ shared action plumbing in ``actions``. ``games`` and ``players`` know nothing of
 the admin; it reads them through their selectors and changes them only through
 ``moderation.services``."""
 
-from moderation.admin import audit, chat, games, players, ratings, reports
+from moderation.admin import appeals, audit, chat, games, players, ratings, reports
 
-__all__ = ["audit", "chat", "games", "players", "ratings", "reports"]
+__all__ = ["appeals", "audit", "chat", "games", "players", "ratings", "reports"]

@@ -171,6 +171,12 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
         fieldsets = list(super().get_fieldsets(request, obj))
         if obj is None:
             return fieldsets
+        if not self.has_change_permission(request, obj):
+            # No "Reset password" link for those who may not change accounts (it led to "Not allowed").
+            fieldsets = [
+                (name, {**spec, "fields": tuple(f for f in spec["fields"] if f != "password")})
+                for name, spec in fieldsets
+            ]
         # The history first: it is what a moderator opens an account for.
         return [(_("Moderation history (newest first)"), {"fields": ("moderation_history",)}), *fieldsets]
 

@@ -92,7 +92,10 @@ def test_a_suspended_account_cannot_sign_in_and_its_session_stops_working(make_p
     sign_in(client)
     User.objects.filter(pk=alice.pk).update(is_active=False)
     refused(client.get(ME), 401, "not_authenticated")
-    refused(browser().post(SESSION, {"username": "alice", "password": PASSWORD}), 401, "invalid_credentials")
+    # The right password learns why (no sanction recorded here: no reason, no end); a wrong one learns nothing.
+    body = refused(browser().post(SESSION, {"username": "alice", "password": PASSWORD}), 403, "suspended")
+    assert (body["reason"], body["until"]) == ("", None)
+    refused(browser().post(SESSION, {"username": "alice", "password": "not it"}), 401, "invalid_credentials")
 
 
 def test_a_browser_is_a_device_that_another_device_can_sign_out(make_player: Any) -> None:

@@ -70,7 +70,10 @@ def test_token_with_bad_credentials(api_client, make_player, username, password)
 def test_token_for_a_suspended_account_is_refused(api_client, make_player):
     make_player("alice", is_active=False)
     response = api_client.post(TOKENS, {"username": "alice", "password": PASSWORD, "name": "x"})
+    assert_problem(response, 403, "suspended")  # the right password only: a guesser gets invalid_credentials
+    response = api_client.post(TOKENS, {"username": "alice", "password": "a guess", "name": "x"})
     assert_problem(response, 401, "invalid_credentials")
+    assert not ApiToken.objects.exists()
 
 
 def test_token_needs_username_and_password_together(api_client, make_player):

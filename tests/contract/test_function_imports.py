@@ -61,6 +61,12 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("moderation/apps.py", "ModerationConfig.ready", "moderation.feeds"): "the feed reads models: apps ready",
     ("moderation/apps.py", "ModerationConfig.ready", "chat.guards"): "registers the mute check as a chat guard",
     ("moderation/apps.py", "ModerationConfig.ready", "moderation.selectors"): "the guard reads models: apps ready",
+    ("moderation/apps.py", "ModerationConfig.ready", "players.standing"): "tells the player their sanctions",
+    (
+        "moderation/apps.py",
+        "ModerationConfig.ready",
+        "moderation.admin.audited",
+    ): "audits every admin, once the admin has found them all",
     ("chat/apps.py", "ChatConfig.ready", "chat.errors"): "registers the chat's error codes",
     ("chat/apps.py", "ChatConfig.ready", "chat.feed"): "registers the chat's frames of the game stream",
     ("matchmaking/apps.py", "MatchmakingConfig.ready", "matchmaking.errors"): "registers the seeks' error codes",

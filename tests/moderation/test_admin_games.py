@@ -3,6 +3,7 @@ effect checked through the public API: the game, its events, its seats."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any
 
@@ -44,7 +45,10 @@ def test_abort_a_running_game(mod_client: Client, make_table: Any, moderator: An
     assert (body["status"], body["abort_reason"], body["moderated"]) == ("aborted", "abusive chat", True)
     event = last_event(table.clients[1], table.game_id)
     assert event["type"] == "game_aborted"
-    assert event["data"] | {"moderator": True, "reason": "abusive chat", "by": moderator.username} == event["data"]
+    # Players see "a moderator": the name is in no event and nowhere in the game (only in the audit).
+    assert event["data"] | {"moderator": True, "reason": "abusive chat", "by": ""} == event["data"]
+    public = json.dumps([list(all_events(client, table.game_id)) for client in table.clients]) + json.dumps(body)
+    assert json.dumps(moderator.username) not in public  # no string field holds the name
     entry = AuditEntry.objects.get()
     assert (entry.action, entry.game_id, entry.moderator, entry.reason) == (
         "game_abort",

@@ -49,7 +49,8 @@ def test_suspend_mid_game_the_game_finishes_with_a_bot(
 
     # The account: its tokens and its password are refused.
     refused(cheat_client.get(ME), 401, "authentication_failed")
-    refused(log_in_through_api(cheat.username), 401, "invalid_credentials")
+    refusal = refused(log_in_through_api(cheat.username), 403, "suspended")
+    assert (refusal["reason"], refusal["until"]) == ("bots and abuse", None)
     assert not Client().login(username=cheat.username, password=PASSWORD)
     assert session.get(ME).status_code == 401  # the open browser session is over too
     assert not ApiToken.objects.filter(user=cheat, revoked_at__isnull=True).exists()
@@ -150,3 +151,13 @@ def test_active_and_bot_flags_are_not_edited_by_hand(mod_client: Client, people:
     assert listing.status_code == 200 and player.username.encode() in listing.content
     for action in ("suspend", "unsuspend", "revoke_tokens", "mark_bot", "unmark_bot"):
         assert f'value="{action}"'.encode() in listing.content
+
+
+def test_no_reset_password_link_for_a_moderator(mod_client: Client, superuser_client: Client, people: Any) -> None:
+    player, _ = people.player()
+    page = reverse("admin:players_user_change", args=[player.pk])
+    reset = b'href="../password/"'  # the link Django's password widget draws
+    seen = mod_client.get(page)
+    assert seen.status_code == 200 and player.username.encode() in seen.content
+    assert reset not in seen.content and b"Reset password" not in seen.content
+    assert reset in superuser_client.get(page).content  # who may change accounts keeps it

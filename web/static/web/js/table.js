@@ -163,6 +163,7 @@ export class EventDescriber {
       case "game_started":
         return gettext("the game started");
       case "game_aborted":
+        if (d.moderator) return d.reason ? interpolate(gettext("the game was aborted by a moderator: %(reason)s"), { reason: d.reason }) : gettext("the game was aborted by a moderator");
         return d.reason ? interpolate(gettext("the game was aborted by %(name)s: %(reason)s"), { name: d.by, reason: d.reason }) : interpolate(gettext("the game was aborted by %(name)s"), { name: d.by });
       case "seat_resigned":
         return interpolate(gettext("%(name)s resigned; a %(level)s bot plays the seat"), { name: d.player, level: levelWord(d.bot_strategy) });
