@@ -32,6 +32,7 @@ class AuditAction(models.TextChoices):
     REPORT_DISMISS = "report_dismiss", "report dismissed"
     RATING_VOID = "rating_void", "rating effect voided"
     CHAT_REMOVE = "chat_remove", "chat message removed"
+    SECOND_FACTOR_RESET = "second_factor_reset", "second factor reset"
 
 
 class AuditEntry(models.Model):
