@@ -60,8 +60,12 @@ class SecondFactorGate:
         path_ = request.path
         if (prefix := _admin_prefix()) is not None and path_.startswith(prefix) and _gated(request.user):
             user = cast(User, request.user)
-            if request.session.get(second_factor.SESSION_KEY) != user.pk and not path_.startswith(_open_paths()):
-                page = "second_factor:verify" if second_factor.is_enabled(user) else "second_factor:set-up"
+            enabled = second_factor.is_enabled(user)
+            # Checked on every admin page: a second factor reset (or turned off) since the
+            # code was given ends the session's passage at once.
+            passed = enabled and request.session.get(second_factor.SESSION_KEY) == user.pk
+            if not passed and not path_.startswith(_open_paths()):
+                page = "second_factor:verify" if enabled else "second_factor:set-up"
                 return redirect(f"{reverse(page)}?{urlencode({'next': request.get_full_path()})}")
         return self.get_response(request)
 

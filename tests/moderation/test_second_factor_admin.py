@@ -144,6 +144,9 @@ def test_a_moderator_resets_anothers_second_factor_with_a_reason_audited(make_pl
     maria = moderator_named(make_player, "maria")
     olav = moderator_named(make_player, "olav")
     second_factor_secret(olav)
+    olav_admin = Client()
+    olav_admin.force_login(olav)
+    assert olav_admin.get("/admin/").status_code == 200
     admin = Client()
     admin.force_login(maria)  # with her own code given (tests/conftest.py)
     changelist = reverse("admin:players_user_changelist")
@@ -153,7 +156,8 @@ def test_a_moderator_resets_anothers_second_factor_with_a_reason_audited(make_pl
     entry = AuditEntry.objects.get(action="second_factor_reset")
     assert (entry.moderator, entry.player, entry.reason) == (maria, olav, "Lost phone and codes.")
     assert entry.details == {"had_second_factor": True}
-    # Olav's next admin log-in sets up a new one.
+    # Olav's open admin session stops at once, and his next log-in sets up a new one.
+    assert olav_admin.get("/admin/")["Location"].startswith(SET_UP)
     assert password_only("olav").get("/admin/")["Location"].startswith(SET_UP)
 
 
