@@ -35,6 +35,12 @@ def moderator_named(make_player: Any, name: str) -> User:
     return User.objects.get(username=name)
 
 
+def shown_secret(content: bytes) -> str:
+    found = re.search(rb'id="second-factor-secret">([A-Z2-7]+)<', content)
+    assert found is not None, content[:2000]
+    return found.group(1).decode()
+
+
 def password_only(username: str) -> Client:
     """An admin session after the password (the admin's log-in form), no code yet."""
     client = Client()
@@ -49,15 +55,12 @@ def test_without_a_second_factor_no_admin_page_answers_but_the_set_up(make_playe
         response = client.get(page)
         assert response.status_code == 302, page
         assert response["Location"] == f"{SET_UP}?next={page.replace('/', '%2F')}", page
-    page = client.get(SET_UP + "?next=/admin/players/user/")
-    assert page.status_code == 200
-    secret = re.search(rb'id="second-factor-secret">([A-Z2-7]+)<', page.content).group(1).decode()
+    set_up = client.get(SET_UP + "?next=/admin/players/user/")
+    assert set_up.status_code == 200
+    secret = shown_secret(set_up.content)
     assert SecondFactor.objects.get(user=maria).confirmed_at is None  # made by the page, not confirmed yet
-    assert b"otpauth://totp/" in page.content
-    again = client.get(SET_UP).content
-    assert (
-        re.search(rb'id="second-factor-secret">([A-Z2-7]+)<', again).group(1).decode() == secret
-    )  # a reload: the same
+    assert b"otpauth://totp/" in set_up.content
+    assert shown_secret(client.get(SET_UP).content) == secret  # a reload: the same
     step = fresh_step()
     wrong = client.post(SET_UP, {"code": code(secret, step + 4), "next": "/admin/players/user/"})
     assert wrong.status_code == 200 and b"wrong or expired" in wrong.content
@@ -114,7 +117,7 @@ def test_a_foreign_next_is_not_followed(make_player):
 def test_a_recovery_code_works_once(make_player):
     maria = moderator_named(make_player, "maria")
     client = password_only("maria")
-    secret = re.search(rb'id="second-factor-secret">([A-Z2-7]+)<', client.get(SET_UP).content).group(1).decode()
+    secret = shown_secret(client.get(SET_UP).content)
     done = client.post(SET_UP, {"code": code(secret, fresh_step())})
     recovery = re.findall(rb"<li><code>([a-z2-9-]{14})</code></li>", done.content)[0].decode()
     first = password_only("maria")
