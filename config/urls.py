@@ -32,6 +32,8 @@ urlpatterns = [
     path("api/redoc/", redoc_page, name="redoc"),
     path("api/redoc/redoc.standalone.js", redoc_bundle, name="redoc-bundle"),
     path("api-auth/", include("rest_framework.urls")),
+    # The admin's second factor (players.admin_gate): before the admin's own patterns.
+    path("admin/second-factor/", include("players.admin_gate")),
     path("admin/", admin.site.urls),
     # The web client's catalogue (djangojs domain) in the reader's language, and the
     # language switch (POST language=et: sets the language cookie); docs/i18n.md.

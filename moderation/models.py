@@ -37,6 +37,7 @@ class AuditAction(models.TextChoices):
     ADMIN_CHANGE = "admin_change", "changed in the admin"
     ADMIN_DELETE = "admin_delete", "deleted in the admin"
     ADMIN_ACTION = "admin_action", "admin action"
+    SECOND_FACTOR_RESET = "second_factor_reset", "second factor reset"
 
 
 class AuditEntry(models.Model):

@@ -18,6 +18,11 @@ class PlayerCode(StrEnum):
     WEAK_PASSWORD = "weak_password"
     WRONG_PASSWORD = "wrong_password"
     SUSPENDED = "suspended"
+    OTP_REQUIRED = "otp_required"
+    OTP_INVALID = "otp_invalid"
+    SECOND_FACTOR_ENABLED = "second_factor_enabled"
+    SECOND_FACTOR_NOT_PENDING = "second_factor_not_pending"
+    SECOND_FACTOR_NOT_ENABLED = "second_factor_not_enabled"
 
 
 register_enum(
@@ -71,6 +76,37 @@ register_enum(
                 "log-in lock, `login_locked`)."
             ),
             _("Wrong password"),
+        ),
+        PlayerCode.OTP_REQUIRED: (
+            401,
+            _(
+                "The password is right but the account has a second factor: send the code from the "
+                "authenticator app (or an unused recovery code) as `otp`."
+            ),
+            _("Second factor required"),
+        ),
+        PlayerCode.OTP_INVALID: (
+            401,
+            _(
+                "The second factor's code is wrong, expired or used already (it counts towards the log-in "
+                "lock, `login_locked`)."
+            ),
+            _("Wrong second-factor code"),
+        ),
+        PlayerCode.SECOND_FACTOR_ENABLED: (
+            409,
+            _("The account's second factor is on already: turn it off before setting up another."),
+            _("Second factor on already"),
+        ),
+        PlayerCode.SECOND_FACTOR_NOT_PENDING: (
+            409,
+            _("No second factor waits for confirmation: set one up first (`POST /api/v1/me/second-factor/`)."),
+            _("No second factor to confirm"),
+        ),
+        PlayerCode.SECOND_FACTOR_NOT_ENABLED: (
+            409,
+            _("The account has no second factor to turn off."),
+            _("No second factor"),
         ),
     },
 )

@@ -17,6 +17,9 @@ Two locks, so that a guesser cannot lock an account's owner out:
   from where they did before. A right password from an address that is not known
   (possible only while the ceiling is open) resets the account-wide count.
 
+With a second factor (``players.second_factor``) a wrong code counts as a wrong
+password, and only a right code (not a right password alone) resets the counts.
+
 While a lock holds no password is even checked, so guessing gains nothing. Only
 password log-in is locked: the account's API tokens and sessions go on working.
 The counts live in the database (the account row and ``LoginAddress``), changed
@@ -38,7 +41,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core import metrics
-from players.models import LoginAddress, User
+from players.models import LoginAddress, SecondFactor, User
 
 
 def account_for(username: str) -> User | None:
@@ -147,6 +150,8 @@ class LockingModelBackend(ModelBackend):
         if account is not None:
             if user is None:
                 record_failure(account, address=address)
-            else:
+            elif not SecondFactor.objects.filter(user=account, confirmed_at__isnull=False).exists():
                 record_success(account, address=address)
+            # With a second factor the log-in is complete, and the count reset, only
+            # with its code (players.second_factor.verify).
         return user

@@ -93,3 +93,36 @@ class LoginAddress(models.Model):
 
     def __str__(self) -> str:
         return f"{self.account_id} from {self.address}"
+
+
+class SecondFactor(models.Model):
+    """An account's authenticator app (TOTP, RFC 6238: 6 digits, 30-second steps),
+    ``players.second_factor``. Unconfirmed until a code from the app proves it was
+    set up; only a confirmed one is asked for at log-in. The key is needed to check
+    codes, so it is stored as it is (like the app stores it)."""
+
+    user = models.OneToOneField(User, on_delete=models.CASCADE, related_name="second_factor")
+    key = models.CharField(max_length=40, help_text="The shared secret, hex (20 bytes).")
+    created_at = models.DateTimeField(default=timezone.now)
+    confirmed_at = models.DateTimeField(null=True, blank=True, help_text="Empty until a first code is given.")
+    last_step = models.BigIntegerField(
+        default=-1, help_text="The last 30-second step whose code was accepted: no code is accepted twice."
+    )
+
+    def __str__(self) -> str:
+        return f"second factor of {self.user_id}"
+
+
+class RecoveryCode(models.Model):
+    """A one-time code that stands in for the authenticator app (a lost phone).
+    Only a SHA-256 digest is stored; the codes are shown once, when made."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="recovery_codes")
+    digest = models.CharField(max_length=64, editable=False)
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=("user", "digest"), name="players_recovery_code_unique")]
+
+    def __str__(self) -> str:
+        return f"recovery code {self.pk} of {self.user_id}"

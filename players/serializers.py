@@ -76,19 +76,37 @@ class AccountOutput(PlayerOutput):
         return AccountSanctionOutput(standing.sanctions(user), many=True).data
 
 
+#: A TOTP code (6 digits) or a recovery code (xxxx-xxxx-xxxx); spaces and dashes are ignored.
+OTP_MAX_LENGTH = 32
+OTP_HELP = (
+    "The second factor's code, when the account has one (else `otp_required`): the 6 digits the "
+    "authenticator app shows, or an unused recovery code (`xxxx-xxxx-xxxx`)."
+)
+
+
 class TokenCreateInput(serializers.Serializer):
     """Either username and password, or nothing but a name when already authenticated."""
 
-    schema_extra = {"dependentRequired": {"username": ["password"], "password": ["username"]}}
+    schema_extra = {
+        "dependentRequired": {"username": ["password"], "password": ["username"], "otp": ["username", "password"]}
+    }
 
     name = serializers.CharField(max_length=64, help_text="A name to recognise the token by.")
     username = serializers.CharField(max_length=150, required=False)
     password = serializers.CharField(max_length=128, required=False, write_only=True, trim_whitespace=False)
+    otp = serializers.CharField(
+        max_length=OTP_MAX_LENGTH,
+        required=False,
+        write_only=True,
+        help_text=OTP_HELP,
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if ("username" in attrs) != ("password" in attrs):
             missing = "password" if "username" in attrs else "username"
             raise serializers.ValidationError({missing: [gettext("Send username and password together.")]})
+        if "otp" in attrs and "username" not in attrs:
+            raise serializers.ValidationError({"username": [gettext("Send the code with username and password.")]})
         return attrs
 
 
@@ -97,6 +115,7 @@ class SessionCreateInput(serializers.Serializer):
 
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+    otp = serializers.CharField(max_length=OTP_MAX_LENGTH, required=False, write_only=True, help_text=OTP_HELP)
     remember = serializers.BooleanField(
         default=False,
         help_text="Keep the session for `SESSION_COOKIE_AGE` (two weeks); else it ends when the browser closes.",
@@ -156,4 +175,54 @@ class PasswordChangedOutput(serializers.Serializer):
 class AccountDeleteInput(serializers.Serializer):
     password = serializers.CharField(
         max_length=128, write_only=True, trim_whitespace=False, help_text="The current password, to confirm."
+    )
+
+
+# -- the second factor (players.second_factor) ----------------------------------------
+
+
+class SecondFactorOutput(serializers.Serializer):
+    """The account's second factor, never its secret."""
+
+    enabled = serializers.BooleanField(help_text="Confirmed: every password log-in asks for a code.")
+    pending = serializers.BooleanField(help_text="Set up but not confirmed yet (not asked for at log-in).")
+    required_by_admin = serializers.BooleanField(
+        help_text="Staff and moderators: the admin answers only with a confirmed second factor."
+    )
+    confirmed_at = serializers.DateTimeField(allow_null=True)
+    recovery_codes_left = serializers.IntegerField(help_text="Unused recovery codes.")
+
+
+class SecondFactorSetupInput(serializers.Serializer):
+    password = serializers.CharField(
+        max_length=128, write_only=True, trim_whitespace=False, help_text="The current password, to confirm."
+    )
+
+
+class SecondFactorSetupOutput(serializers.Serializer):
+    """What the authenticator app needs; shown this once."""
+
+    secret = serializers.CharField(help_text="The shared secret, base32 (to type into the app).")
+    otpauth_uri = serializers.CharField(
+        source="uri", help_text="The same as an `otpauth://totp/...` URI (what a QR code for the app holds)."
+    )
+
+
+class SecondFactorConfirmInput(serializers.Serializer):
+    code = serializers.CharField(max_length=OTP_MAX_LENGTH, help_text="The 6 digits the app shows now.")
+
+
+class RecoveryCodesOutput(serializers.Serializer):
+    recovery_codes = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="One-time codes that stand in for the app (a lost phone): shown this once, keep them safe.",
+    )
+
+
+class SecondFactorDisableInput(serializers.Serializer):
+    password = serializers.CharField(
+        max_length=128, write_only=True, trim_whitespace=False, help_text="The current password."
+    )
+    code = serializers.CharField(
+        max_length=OTP_MAX_LENGTH, help_text="A code from the app, or an unused recovery code."
     )

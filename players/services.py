@@ -20,7 +20,7 @@ from core import notify
 from core.errors import CoreCode
 from core.humanize import duration
 from core.limits import Limit
-from players import account_data, login, standing
+from players import account_data, login, second_factor, standing
 from players.errors import PlayerCode, PlayerError
 from players.models import ApiToken, User
 from players.token_cache import CACHE
@@ -74,10 +74,11 @@ def user_register(*, username: str, password: str, is_bot: bool = False) -> User
     return user
 
 
-def user_authenticate(*, username: str, password: str, address: str | None = None) -> User:
+def user_authenticate(*, username: str, password: str, address: str | None = None, otp: str | None = None) -> User:
     """The active user with these credentials, or ``invalid_credentials``; while the
     account's password log-in from ``address`` (the client's) is locked
-    (``players.login``), ``login_locked``."""
+    (``players.login``), ``login_locked``. With a confirmed second factor the code
+    ``otp`` is needed too (``otp_required`` / ``otp_invalid``, players.second_factor)."""
     account = login.account_for(username)
     if account is not None and (wait := login.locked_for(account, address=address)):
         raise PlayerError(
@@ -93,9 +94,14 @@ def user_authenticate(*, username: str, password: str, address: str | None = Non
     user = authenticate(username=username, password=password, address=address)
     if user is None:
         if account is not None and not account.is_active and account.check_password(password):
-            # Only the right password learns of the suspension: a guesser learns nothing.
+            # Only the right password (and, when the account has one, the right second
+            # factor) learns of the suspension: a guesser learns nothing.
+            if second_factor.is_enabled(account):
+                second_factor.verify(user=account, code=otp, address=address)
             raise suspended_refusal(account)
         raise PlayerError(PlayerCode.INVALID_CREDENTIALS, gettext("Wrong username or password."))
+    if second_factor.is_enabled(user):
+        second_factor.verify(user=user, code=otp, address=address)
     return user
 
 

@@ -21,9 +21,9 @@ from core.errors import CoreCode
 from core.inputs import validated
 from core.schema import problem_responses
 from core.throttling import AddressRateThrottle
-from players import account_data, selectors, services
+from players import account_data, second_factor, selectors, services
 from players.authentication import SESSION_DEVICE_KEY, DeviceSessionAuthentication
-from players.errors import PlayerError
+from players.errors import PlayerCode, PlayerError
 from players.models import ApiToken, User
 from players.serializers import (
     AccountDeleteInput,
@@ -32,6 +32,12 @@ from players.serializers import (
     PasswordChangeInput,
     PlayerOutput,
     PlayerRegisterInput,
+    RecoveryCodesOutput,
+    SecondFactorConfirmInput,
+    SecondFactorDisableInput,
+    SecondFactorOutput,
+    SecondFactorSetupInput,
+    SecondFactorSetupOutput,
     SessionCreateInput,
     SessionOutput,
     TokenCreatedOutput,
@@ -147,7 +153,9 @@ class TokenCollectionApi(GenericAPIView):
             "doubling up to an hour, while addresses it logged in from go on working (`login_locked`; its "
             "tokens keep working either way); new tokens per account "
             "(`THROTTLE_TOKENS`, 60 an hour) and at most `MAX_TOKENS_PER_ACCOUNT` (50) active ones "
-            "(`too_many_tokens`)."
+            "(`too_many_tokens`).\n\n"
+            "An account with a second factor (`/api/v1/me/second-factor/`) needs its code too, as `otp`: "
+            "without it `otp_required`, a wrong one `otp_invalid` (counted like a wrong password)."
         ),
         tags=TAG,
         request=TokenCreateInput,
@@ -158,6 +166,8 @@ class TokenCollectionApi(GenericAPIView):
                 "not_authenticated",
                 "authentication_failed",
                 "invalid_credentials",
+                "otp_required",
+                "otp_invalid",
                 "suspended",
                 "too_many_tokens",
                 "login_locked",
@@ -172,6 +182,7 @@ class TokenCollectionApi(GenericAPIView):
                 username=credentials["username"],
                 password=credentials["password"],
                 address=request.META.get("REMOTE_ADDR"),
+                otp=credentials.get("otp"),
             )
         elif request.user.is_authenticated:
             user = request.user
@@ -244,13 +255,22 @@ class SessionApi(APIView):
             "the browser closes. Any earlier session of this browser ends. Programs use "
             "`POST /api/v1/tokens/` instead.\n\n"
             "Limits as for tokens: password attempts per address (`THROTTLE_LOGIN`) and the account's "
-            "log-in lock (`login_locked`)."
+            "log-in lock (`login_locked`). An account with a second factor needs its code as `otp` "
+            "(`otp_required`, `otp_invalid`)."
         ),
         tags=TAG,
         request=SessionCreateInput,
         responses={
             200: SessionOutput,
-            **problem_responses("validation_error", "invalid_credentials", "suspended", "login_locked", "rate_limited"),
+            **problem_responses(
+                "validation_error",
+                "invalid_credentials",
+                "otp_required",
+                "otp_invalid",
+                "suspended",
+                "login_locked",
+                "rate_limited",
+            ),
         },
     )
     def post(self, request: Request) -> Response:
@@ -259,8 +279,11 @@ class SessionApi(APIView):
             username=credentials["username"],
             password=credentials["password"],
             address=request.META.get("REMOTE_ADDR"),
+            otp=credentials.get("otp"),
         )
         login(request._request, user)  # a new session key (and CSRF token): nothing carries over
+        if second_factor.is_enabled(user):  # the code was given: the admin will not ask again
+            request._request.session[second_factor.SESSION_KEY] = user.pk
         request._request.session.set_expiry(None if credentials["remember"] else 0)
         # The browser is one of the account's devices: a token row it never sees, listed
         # and revocable like any other (players.authentication.DeviceSessionAuthentication).
@@ -371,3 +394,110 @@ class AccountDataApi(APIView):
         response = Response(output.data)
         response["Content-Disposition"] = f'attachment; filename="chicken-foot-{user.username}.json"'
         return response
+
+
+class SecondFactorApi(APIView):
+    throttle_scope = "login"
+
+    @extend_schema(
+        operation_id="me_second_factor_retrieve",
+        summary="My second factor",
+        description="Whether the account has a second factor (TOTP), and how many recovery codes are left.",
+        tags=TAG,
+        responses={200: SecondFactorOutput},
+    )
+    def get(self, request: Request) -> Response:
+        user = _account(request)
+        factor = second_factor.device(user)
+        status_ = {
+            "enabled": factor is not None and factor.confirmed_at is not None,
+            "pending": factor is not None and factor.confirmed_at is None,
+            "required_by_admin": second_factor.is_required(user),
+            "confirmed_at": factor.confirmed_at if factor is not None else None,
+            "recovery_codes_left": second_factor.recovery_codes_left(user),
+        }
+        return Response(SecondFactorOutput(status_).data)
+
+    @extend_schema(
+        operation_id="me_second_factor_set_up",
+        summary="Set up a second factor",
+        description=(
+            "Confirmed with the current password. Answers a new secret for an authenticator app (TOTP: "
+            "SHA-1, 6 digits, 30 seconds), also as an `otpauth://` URI; it is not asked for at log-in until "
+            "confirmed with a code (`POST /api/v1/me/second-factor/confirm/`). A set-up not confirmed yet "
+            "is replaced; a confirmed one must be turned off first (`second_factor_enabled`)."
+        ),
+        tags=TAG,
+        request=SecondFactorSetupInput,
+        responses={
+            201: SecondFactorSetupOutput,
+            **problem_responses(
+                "validation_error", "wrong_password", "login_locked", "second_factor_enabled", "rate_limited"
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = validated(SecondFactorSetupInput, request.data)
+        user = _account(request)
+        services.password_confirm(user=user, password=data["password"])
+        setup = second_factor.set_up(user=user)
+        return Response(SecondFactorSetupOutput(setup).data, status=status.HTTP_201_CREATED)
+
+
+class SecondFactorConfirmApi(APIView):
+    throttle_scope = "login"
+
+    @extend_schema(
+        operation_id="me_second_factor_confirm",
+        summary="Confirm my second factor",
+        description=(
+            "Send a code the app shows: the second factor is on from now on (every password log-in asks for "
+            "a code). Answers 10 one-time recovery codes, shown this once (only their digests are kept)."
+        ),
+        tags=TAG,
+        request=SecondFactorConfirmInput,
+        responses={
+            200: RecoveryCodesOutput,
+            **problem_responses("validation_error", "otp_invalid", "second_factor_not_pending", "rate_limited"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = validated(SecondFactorConfirmInput, request.data)
+        codes = second_factor.confirm(user=_account(request), code=data["code"])
+        return Response(RecoveryCodesOutput({"recovery_codes": codes}).data)
+
+
+class SecondFactorDisableApi(APIView):
+    throttle_scope = "login"
+
+    @extend_schema(
+        operation_id="me_second_factor_disable",
+        summary="Turn my second factor off",
+        description=(
+            "Needs the current password and a code from the app or an unused recovery code; both count "
+            "towards the log-in lock when wrong (`wrong_password`, `otp_invalid`, `login_locked`). Staff and "
+            "moderators may turn it off, but the admin then asks them to set one up again."
+        ),
+        tags=TAG,
+        request=SecondFactorDisableInput,
+        responses={
+            204: None,
+            **problem_responses(
+                "validation_error",
+                "wrong_password",
+                "otp_invalid",
+                "login_locked",
+                "second_factor_not_enabled",
+                "rate_limited",
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = validated(SecondFactorDisableInput, request.data)
+        user = _account(request)
+        if not second_factor.is_enabled(user):
+            raise PlayerError(PlayerCode.SECOND_FACTOR_NOT_ENABLED, gettext("Your account has no second factor."))
+        services.password_confirm(user=user, password=data["password"])
+        second_factor.verify(user=user, code=data["code"], address=request.META.get("REMOTE_ADDR"))
+        second_factor.disable(user=user)
+        return Response(status=status.HTTP_204_NO_CONTENT)

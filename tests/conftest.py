@@ -8,6 +8,7 @@ database shared with the workers (so those tests commit for real).
 
 from __future__ import annotations
 
+import secrets
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,9 +18,13 @@ import pytest
 import redis
 from django.conf import settings
 from django.core.cache import cache
+from django.test import Client
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games import services as game_services
+from players import second_factor
+from players.models import SecondFactor
 from tests.api.games_helpers import People, Table, create_game, game_url, ok
 from tests.integration.workers import Worker, use_broker
 from tests.services import SERVICES_KEY, Services
@@ -28,6 +33,27 @@ from tests.services import SERVICES_KEY, Services
 def pytest_configure(config: pytest.Config) -> None:
     # Password hashing is deliberately slow; tests do not need it to be.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    Client.force_login = _force_login_with_second_factor  # type: ignore[method-assign, assignment]
+
+
+_force_login = Client.force_login
+
+
+def _force_login_with_second_factor(self: Client, user: Any, backend: str | None = None) -> None:
+    """A test client's ``force_login`` stands for a whole log-in, the second factor's
+    code included (players.admin_gate): a staff account without a second factor gets
+    a confirmed one, and the session is marked as having given its code, so that
+    admin tests about something else need no authenticator app. Tests of the second
+    factor log in with the password (``client.login``) or in the browser
+    (tests/moderation/test_second_factor*.py)."""
+    if user.is_staff:
+        SecondFactor.objects.get_or_create(
+            user=user, defaults={"key": secrets.token_hex(20), "confirmed_at": timezone.now()}
+        )
+    _force_login(self, user, backend)
+    session = self.session
+    session[second_factor.SESSION_KEY] = user.pk
+    session.save()
 
 
 @pytest.fixture(autouse=True)

@@ -39,6 +39,7 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 | TOKEN_CACHE_SECONDS  | 30 (with Redis; 0: no token cache)    |
 | LOGIN_FREE_FAILURES / LOGIN_LOCK_SECONDS / LOGIN_LOCK_MAX_SECONDS | 5 / 60 / 3600 |
 | LOGIN_ACCOUNT_FREE_FAILURES / LOGIN_ACCOUNT_LOCK_SECONDS | 30 / 300 |
+| SECOND_FACTOR_ISSUER | Chicken Foot (the name authenticator apps show) |
 | PAGE_SIZE            | 50                                    |
 | CHALLENGE_EXPIRES_SECONDS / CHALLENGE_EXPIRY_INTERVAL_SECONDS | 600 / 10 (beat) |
 | NUM_PROXIES          | 0 (X-Forwarded-For is not believed)   |

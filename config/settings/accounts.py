@@ -32,3 +32,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# The second factor (players.second_factor, docs/security.md): the issuer name an
+# authenticator app shows beside the account.
+SECOND_FACTOR_ISSUER = env.str("SECOND_FACTOR_ISSUER", default="Chicken Foot")

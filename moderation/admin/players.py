@@ -33,6 +33,7 @@ from core.errors import ApiError
 from moderation import selectors
 from moderation import services as moderation
 from moderation.admin.actions import ModerateMixin, ModeratorPagesMixin, error_text, reason_action, render_action_page
+from moderation.second_factor import moderation_second_factor_reset
 from players.models import ApiToken, User
 
 #: Periods for a mute or a suspension from the account's page (hours; 0: until lifted).
@@ -93,6 +94,11 @@ def _unsuspend(request: HttpRequest, user: User, reason: str) -> str:
 def _revoke_tokens(request: HttpRequest, user: User, reason: str) -> str:
     count = moderation.moderation_tokens_revoke(player=user, by=_by(request), reason=reason)
     return ngettext("%(count)d token revoked.", "%(count)d tokens revoked.", count) % {"count": count}
+
+
+def _reset_second_factor(request: HttpRequest, user: User, reason: str) -> str:
+    had = moderation_second_factor_reset(player=user, by=_by(request), reason=reason)
+    return gettext("second factor reset.") if had else gettext("had no second factor (reset recorded).")
 
 
 def _mark_bot(is_bot: bool) -> Callable[[HttpRequest, User, str], str]:
@@ -161,6 +167,16 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
         _user_action("revoke_tokens", _("Revoke all API tokens of selected accounts"), _revoke_tokens),
         _user_action("mark_bot", _("Mark selected accounts as bots"), _mark_bot(True)),
         _user_action("unmark_bot", _("Unmark selected accounts as bots"), _mark_bot(False)),
+        _user_action(
+            "reset_second_factor",
+            _("Reset the second factor of selected accounts (asks for a reason)"),
+            _reset_second_factor,
+            reason_required=True,
+            note=_(
+                "Their second factor and recovery codes are removed: they set up a new one at their next "
+                "admin log-in (players turn it on again on their account page). Nobody resets their own."
+            ),
+        ),
     ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> tuple[str, ...]:

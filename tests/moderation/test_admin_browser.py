@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.api.games_helpers import play_turn, view
-from tests.conftest import PASSWORD
+from tests.moderation.admin_login import admin_log_in
 from tests.moderation.conftest import game_admin_url
 from tests.services import in_ci
 
@@ -103,11 +103,7 @@ def test_a_moderator_aborts_a_game_in_the_browser(
         play_turn(table.clients[table.game().turn_seat], table.game_id, rng)
     wait = WebDriverWait(browser, WAIT_SECONDS)
 
-    browser.get(f"{live_server.url}/admin/login/?next=/admin/")
-    browser.find_element(By.NAME, "username").send_keys(moderator.username)
-    browser.find_element(By.NAME, "password").send_keys(PASSWORD)
-    browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
-    wait.until(seen.presence_of_element_located((By.ID, "site-name")))
+    admin_log_in(browser, wait, moderator.username, url=f"{live_server.url}/admin/login/?next=/admin/")
 
     browser.get(live_server.url + game_admin_url(table.game_id))
     save_page(browser, tmp_path / "admin-game.png")

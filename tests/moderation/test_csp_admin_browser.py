@@ -21,8 +21,8 @@ from django.urls import reverse
 from moderation import services as moderation
 from players.models import User
 from tests.api.games_helpers import play_turn
-from tests.conftest import PASSWORD
 from tests.csp_console import csp_violations
+from tests.moderation.admin_login import admin_log_in
 from tests.moderation.conftest import game_admin_url
 from tests.moderation.test_admin_browser import WAIT_SECONDS, chromium
 
@@ -64,11 +64,8 @@ def test_the_moderation_pages_break_no_rule_of_the_content_security_policy(
         seen_violations[path] = csp_violations(browser)
 
     visit("/admin/login/?next=/admin/", (By.NAME, "username"))
-    browser.find_element(By.NAME, "username").send_keys("maria")
-    browser.find_element(By.NAME, "password").send_keys(PASSWORD)
-    browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
-    wait.until(seen.presence_of_element_located((By.ID, "site-name")))
-    seen_violations["/admin/ (after log-in)"] = csp_violations(browser)
+    admin_log_in(browser, wait, "maria")  # the password, then the second factor's page
+    seen_violations["/admin/ (after log-in and its second factor)"] = csp_violations(browser)
 
     pages = [
         (reverse("admin:moderation_report_changelist") + "?status=open", (By.ID, "report-counts")),

@@ -22,7 +22,7 @@ from moderation import selectors
 from moderation import services as moderation
 from moderation.models import Report
 from players.models import User
-from tests.conftest import PASSWORD
+from tests.moderation.admin_login import admin_log_in
 from tests.moderation.test_admin_browser import WAIT_SECONDS, browser, save_page  # noqa: F401 - the fixture
 
 DASHBOARD = "/admin/moderation/report/dashboard/"
@@ -114,10 +114,7 @@ def test_a_moderator_sees_the_dashboard_in_the_browser(
 
     a_week_of_moderation(make_player, make_table)
     wait = WebDriverWait(browser, WAIT_SECONDS)
-    browser.get(f"{live_server.url}/admin/login/?next=/admin/moderation/report/")
-    browser.find_element(By.NAME, "username").send_keys("maria")
-    browser.find_element(By.NAME, "password").send_keys(PASSWORD)
-    browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+    admin_log_in(browser, wait, "maria", url=f"{live_server.url}/admin/login/?next=/admin/moderation/report/")
     wait.until(seen.element_to_be_clickable((By.ID, "dashboard-link"))).click()
     wait.until(seen.presence_of_element_located((By.ID, "moderation-dashboard")))
     charts = browser.find_elements(By.CSS_SELECTOR, "section.cf-dashboard-chart svg")

@@ -22,7 +22,7 @@ from django.urls import reverse
 from moderation import services as moderation
 from moderation.models import AuditEntry, Report
 from players.models import User
-from tests.conftest import PASSWORD
+from tests.moderation.admin_login import admin_log_in
 from tests.moderation.test_admin_browser import WAIT_SECONDS, browser, save_page  # noqa: F401 - the fixture
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -63,11 +63,7 @@ def test_a_moderator_works_the_report_queue_in_the_browser(
     moderation.moderation_player_warn(player=rude, by=mod, text="Keep the table friendly.")
     wait = WebDriverWait(browser, WAIT_SECONDS)
 
-    browser.get(f"{live_server.url}/admin/login/?next=/admin/")
-    browser.find_element(By.NAME, "username").send_keys("maria")
-    browser.find_element(By.NAME, "password").send_keys(PASSWORD)
-    browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
-    wait.until(seen.presence_of_element_located((By.ID, "site-name")))
+    admin_log_in(browser, wait, "maria", url=f"{live_server.url}/admin/login/?next=/admin/")
 
     # The queue: open reports, oldest first, with the counts.
     # From the admin's home page, counting clicks: Reports, then "open" above the list.

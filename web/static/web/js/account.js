@@ -1,5 +1,5 @@
 // "Your account" (/account/): the profile, warnings and sanctions (js/sanctions.js),
-// change the password, the signed-in devices with "Sign out", download my data,
+// change the password, the second factor (an authenticator app), the signed-in devices with "Sign out", download my data,
 // delete the account. docs/account.md says what deleting keeps and removes.
 //
 // While the page is open it follows the account stream (GET /me/stream/): a device
@@ -12,7 +12,12 @@
 // #password-submit; device-list > li[data-token] (data-current="true" for this one)
 // with device-revoke buttons; #data-download; delete form #delete-form with
 // #delete-password, #delete-confirm (checkbox), #delete-submit; account-status
-// (role=status: what the last action did).
+// (role=status: what the last action did). The second factor: #second-factor-panel
+// (data-state off / pending / on); turning it on: #second-factor-password,
+// #second-factor-enable, then #second-factor-secret, #second-factor-uri,
+// #second-factor-code, #second-factor-confirm, then the list #recovery-codes;
+// turning it off: #second-factor-off-password, #second-factor-off-code,
+// #second-factor-disable.
 
 import * as api from "./api.js";
 import { formatDateTime, gettext, interpolate, ngettext } from "./i18n.js";
@@ -128,6 +133,117 @@ export function renderAccount(root) {
     }
   });
 
+  // -- the second factor
+  const factorPanel = h("section", { id: "second-factor-panel", class: "panel form", "aria-labelledby": "second-factor-heading" });
+  const factorBody = h("div", {});
+  factorPanel.append(
+    h("h2", { id: "second-factor-heading" }, gettext("Two-step sign-in")),
+    h("p", { class: "muted" }, gettext("With an authenticator app on your phone, signing in asks for the code it shows as well as your password.")),
+    factorBody,
+  );
+  function factorForm(id, children, onSubmit) {
+    const form = h("form", { id, novalidate: true }, ...children);
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      clearErrors();
+      await onSubmit(form);
+    });
+    return form;
+  }
+  function drawFactorOff(state = "off") {
+    factorPanel.dataset.state = state;
+    const form = factorForm(
+      "second-factor-on-form",
+      [
+        field("second-factor-password", gettext("Your password"), h("input", { id: "second-factor-password", type: "password", autocomplete: "current-password", required: true })),
+        h("div", { class: "actions" }, h("button", { id: "second-factor-enable", type: "submit", class: "primary" }, gettext("Turn on two-step sign-in"))),
+      ],
+      async (shown) => {
+        const password = shown.querySelector("#second-factor-password").value;
+        if (!password) {
+          showError(gettext("Enter your password to confirm."));
+          return;
+        }
+        const setup = await busy(shown, () => api.setUpSecondFactor(password));
+        if (setup) drawFactorPending(setup);
+      },
+    );
+    replaceChildren(factorBody, form);
+  }
+  function drawFactorPending(setup) {
+    factorPanel.dataset.state = "pending";
+    const form = factorForm(
+      "second-factor-confirm-form",
+      [
+        h("p", {}, gettext("Add this account to your authenticator app: type in the key, or open the link on the phone that has the app. Then enter the code the app shows.")),
+        h("p", {}, gettext("Key: "), h("code", { id: "second-factor-secret", class: "secret" }, setup.secret)),
+        h("p", {}, h("a", { id: "second-factor-uri", href: setup.otpauth_uri }, gettext("Open in the authenticator app"))),
+        field("second-factor-code", gettext("Code from the app"), h("input", { id: "second-factor-code", autocomplete: "one-time-code", inputmode: "numeric", required: true })),
+        h("div", { class: "actions" }, h("button", { id: "second-factor-confirm", type: "submit", class: "primary" }, gettext("Confirm"))),
+      ],
+      async (shown) => {
+        const code = shown.querySelector("#second-factor-code").value.trim();
+        if (!code) {
+          showError(gettext("Enter the code the app shows."));
+          return;
+        }
+        const answer = await busy(shown, () => api.confirmSecondFactor(code));
+        if (answer) {
+          say(gettext("Two-step sign-in is on."));
+          drawFactorOn(null, answer.recovery_codes);
+        }
+      },
+    );
+    replaceChildren(factorBody, form);
+  }
+  function drawFactorOn(status, codes = null) {
+    factorPanel.dataset.state = "on";
+    const left = status ? status.recovery_codes_left : codes.length;
+    const shownCodes = codes
+      ? [
+          h("p", {}, gettext("Your recovery codes: each one signs you in once in place of the app (a lost phone). Keep them somewhere safe; they are shown this once.")),
+          h("ul", { id: "recovery-codes", class: "recovery-codes" }, ...codes.map((code) => h("li", {}, h("code", {}, code)))),
+        ]
+      : [];
+    const form = factorForm(
+      "second-factor-off-form",
+      [
+        h("p", { id: "second-factor-status" }, interpolate(ngettext("Two-step sign-in is on; %(count)s recovery code left.", "Two-step sign-in is on; %(count)s recovery codes left.", left), { count: left })),
+        ...shownCodes,
+        field("second-factor-off-password", gettext("Your password"), h("input", { id: "second-factor-off-password", type: "password", autocomplete: "current-password", required: true })),
+        field("second-factor-off-code", gettext("Code from the app, or a recovery code"), h("input", { id: "second-factor-off-code", autocomplete: "one-time-code", required: true })),
+        h("div", { class: "actions" }, h("button", { id: "second-factor-disable", type: "submit" }, gettext("Turn off two-step sign-in"))),
+      ],
+      async (shown) => {
+        const password = shown.querySelector("#second-factor-off-password").value;
+        const code = shown.querySelector("#second-factor-off-code").value.trim();
+        if (!password || !code) {
+          showError(gettext("Enter your password and a code."));
+          return;
+        }
+        const done = await busy(shown, async () => {
+          await api.disableSecondFactor(password, code);
+          return true;
+        });
+        if (done) {
+          say(gettext("Two-step sign-in is off."));
+          drawFactorOff();
+        }
+      },
+    );
+    replaceChildren(factorBody, form);
+  }
+  async function loadSecondFactor() {
+    try {
+      const status = await api.secondFactor();
+      if (closed) return;
+      if (status.enabled) drawFactorOn(status);
+      else drawFactorOff(status.pending ? "pending-elsewhere" : "off");
+    } catch (error) {
+      if (error.status !== 401) showError(error);
+    }
+  }
+
   // -- devices
   const deviceList = h("ul", { class: "device-list", "data-testid": "device-list" });
   const devices = h(
@@ -238,9 +354,10 @@ export function renderAccount(root) {
 
   replaceChildren(
     root,
-    h("div", { id: "account-page", class: "account-page", "data-testid": "account-page" }, profile, standing.element, passwordForm, devices, dataPanel, deleteForm),
+    h("div", { id: "account-page", class: "account-page", "data-testid": "account-page" }, profile, standing.element, passwordForm, factorPanel, devices, dataPanel, deleteForm),
   );
   loadDevices();
+  loadSecondFactor();
 
   // -- signed out elsewhere: follow it at once
   const onSession = (event) => {

@@ -2,7 +2,8 @@
 //
 // Test hooks (ids):
 //   log-in form #login-form: #login-username, #login-password, #login-remember
-//     (checkbox "Remember me"), #login-submit
+//     (checkbox "Remember me"), #login-submit; #login-otp (the second factor's code,
+//     shown once the server answers otp_required)
 //   register form #register-form: #register-username, #register-password,
 //     #register-password2, #register-remember, #register-submit
 //   header: #account-nav [data-testid=account-name] (the signed-in username, inside
@@ -48,6 +49,14 @@ export function renderLogin(root, { next = null } = {}) {
     navigate(target, { replace: true });
     return undefined;
   }
+  // The second factor's code: asked for once the server says the account has one.
+  const otpField = field(
+    "login-otp",
+    gettext("Code from your authenticator app"),
+    h("input", { id: "login-otp", name: "otp", autocomplete: "one-time-code", inputmode: "numeric", spellcheck: "false" }),
+    gettext("The 6 digits the app shows now, or one of your recovery codes."),
+  );
+  otpField.hidden = true;
   const form = h(
     "form",
     { id: "login-form", class: "panel form narrow", novalidate: true },
@@ -62,6 +71,7 @@ export function renderLogin(root, { next = null } = {}) {
       gettext("Password"),
       h("input", { id: "login-password", name: "password", type: "password", autocomplete: "current-password", required: true }),
     ),
+    otpField,
     rememberBox("login-remember"),
     h("div", { class: "actions" }, h("button", { id: "login-submit", type: "submit", class: "primary" }, gettext("Log in"))),
     h(
@@ -81,10 +91,21 @@ export function renderLogin(root, { next = null } = {}) {
       (username ? form.elements.password : form.elements.username).focus();
       return;
     }
-    const account = await busy(form, () => api.login(username, password, form.elements.remember.checked));
+    const otp = otpField.hidden ? "" : form.elements.otp.value.trim();
+    const account = await busy(form, async () => {
+      try {
+        return await api.login(username, password, form.elements.remember.checked, otp);
+      } catch (error) {
+        if (error.code === "otp_required" || error.code === "otp_invalid") otpField.hidden = false;
+        throw error;
+      }
+    });
     if (account) {
       notify(interpolate(gettext("Signed in as %(name)s."), { name: account.username }));
       navigate(target, { replace: true });
+    } else if (!otpField.hidden) {
+      form.elements.otp.value = "";
+      form.elements.otp.focus();
     } else {
       form.elements.password.focus();
     }

@@ -79,6 +79,11 @@ export const OPERATIONS = [
   ["POST", "/api/v1/me/password/"],
   ["POST", "/api/v1/me/delete/"],
   ["GET", "/api/v1/me/data/"],
+  // the second factor ("your account", the log-in form)
+  ["GET", "/api/v1/me/second-factor/"],
+  ["POST", "/api/v1/me/second-factor/"],
+  ["POST", "/api/v1/me/second-factor/confirm/"],
+  ["POST", "/api/v1/me/second-factor/disable/"],
 ];
 
 const MATCHERS = OPERATIONS.map(([method, template]) => ({
@@ -344,10 +349,11 @@ export function register(username, password) {
   return call("POST", `${API_ROOT}/players/`, { body: { username, password }, auth: false });
 }
 
-/** POST /session/: signs in (the session cookie), remembered for two weeks or until the browser closes. */
-export async function login(username, password, remember = false) {
+/** POST /session/: signs in (the session cookie), remembered for two weeks or until the browser closes.
+ * `otp`: the second factor's code, for an account that has one (else ApiError otp_required). */
+export async function login(username, password, remember = false, otp = "") {
   const signedIn = await call("POST", `${API_ROOT}/session/`, {
-    body: { username, password, remember: Boolean(remember) },
+    body: { username, password, remember: Boolean(remember), ...(otp ? { otp } : {}) },
     auth: false,
   });
   saveSession({ account: signedIn.account, remember: Boolean(remember) });
@@ -602,6 +608,26 @@ export function listTokens(params = {}) {
 /** DELETE /tokens/{id}/: sign a device out. */
 export function revokeToken(tokenId) {
   return call("DELETE", `${API_ROOT}/tokens/${encodeURIComponent(tokenId)}/`);
+}
+
+/** GET /me/second-factor/: {enabled, pending, required_by_admin, confirmed_at, recovery_codes_left}. */
+export function secondFactor() {
+  return call("GET", `${API_ROOT}/me/second-factor/`);
+}
+
+/** POST /me/second-factor/ {password}: {secret, otpauth_uri} for an authenticator app. */
+export function setUpSecondFactor(password) {
+  return call("POST", `${API_ROOT}/me/second-factor/`, { body: { password } });
+}
+
+/** POST /me/second-factor/confirm/ {code}: {recovery_codes}, shown this once. */
+export function confirmSecondFactor(code) {
+  return call("POST", `${API_ROOT}/me/second-factor/confirm/`, { body: { code } });
+}
+
+/** POST /me/second-factor/disable/ {password, code}: the second factor is off. */
+export function disableSecondFactor(password, code) {
+  return call("POST", `${API_ROOT}/me/second-factor/disable/`, { body: { password, code } });
 }
 
 /** POST /me/password/ {current_password, new_password, revoke_other_tokens}: {revoked_tokens}. */
