@@ -13,10 +13,10 @@ from django.utils.translation import gettext
 from analysis.errors import AnalysisCode, AnalysisError
 from analysis.models import Analysis, AnalysisStatus
 from bots.analysis import THRESHOLDS
-from live import account_feeds
 from games import selectors as game_selectors
 from games.errors import GameCode, GameError
 from games.models import Game, Seat
+from live import account_feeds
 from players.models import User
 
 FEED_EVENTS = {

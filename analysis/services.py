@@ -19,11 +19,11 @@ from analysis.errors import AnalysisCode, AnalysisError
 from analysis.models import Analysis, AnalysisStatus
 from analysis.selectors import analysis_seat
 from bots import analysis as judge
-from live import account_feeds
 from games import selectors as game_selectors
 from games.engine import Match, seat_view
 from games.errors import GameCode, GameError
 from games.models import Game, GameStatus, Move
+from live import account_feeds
 from players.models import User
 
 log = logging.getLogger(__name__)

@@ -47,10 +47,11 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from chat.models import ChatMessage
-from games import account_feeds, selectors
+from games import selectors
 from games import services as game_services
 from games.engine import Match
 from games.models import Event, Game, GameStatus, Move, Seat
+from live import account_feeds
 from players import services as player_services
 from players.models import User
 from ratings.models import Rating, RatingChange

@@ -14,9 +14,9 @@ from django.test import override_settings
 from analysis import services
 from analysis.models import Analysis
 from bots import analysis as judge
-from live import account_feeds
 from games.engine import Match
 from games.models import Game, GameStatus
+from live import account_feeds
 from tests.api.games_helpers import ok, refused
 from tests.ratings.helpers import finish
 
