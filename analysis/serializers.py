@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from analysis.models import AnalysisStatus
 from bots.analysis import CLASSES
+from core.serializers import FloatField
 from games.engine import MAX_PLAYERS
 from games.serializers import MoveBodyOutput
 
@@ -30,14 +31,14 @@ class ProgressOutput(serializers.Serializer):
 
 
 class ThresholdsOutput(serializers.Serializer):
-    inaccuracy = serializers.FloatField(help_text="A loss of at least this many points is an inaccuracy ...")
-    mistake = serializers.FloatField(help_text="... a mistake ...")
-    blunder = serializers.FloatField(help_text="... a blunder.")
+    inaccuracy = FloatField(help_text="A loss of at least this many points is an inaccuracy ...")
+    mistake = FloatField(help_text="... a mistake ...")
+    blunder = FloatField(help_text="... a blunder.")
 
 
 class MoveValueOutput(serializers.Serializer):
     move = MoveBodyOutput()
-    points = serializers.FloatField(
+    points = FloatField(
         allow_null=True,
         help_text="Expected points of the hand after this move: the others' average left in hand minus yours "
         "(higher is better); null when it was the only choice.",
@@ -48,14 +49,14 @@ class DecisionOutput(serializers.Serializer):
     move_number = serializers.IntegerField(help_text="The move's number in the game (1, 2, ...).")
     hand = serializers.IntegerField(help_text="The hand (round) it was played in.")
     played = MoveBodyOutput()
-    played_points = serializers.FloatField()
+    played_points = FloatField()
     best = MoveBodyOutput()
-    best_points = serializers.FloatField()
-    loss = serializers.FloatField(help_text="Points the move played gave away against the best choice, on average.")
+    best_points = FloatField()
+    loss = FloatField(help_text="Points the move played gave away against the best choice, on average.")
     verdict = serializers.ChoiceField(
         choices=CLASSES, help_text="good, inaccuracy, mistake or blunder (by `thresholds`)."
     )
-    accuracy = serializers.FloatField(help_text="100 × exp(−loss / 8).")
+    accuracy = FloatField(help_text="100 × exp(−loss / 8).")
     moves = MoveValueOutput(many=True, help_text="Every distinct choice, best first.")
 
 
@@ -69,8 +70,8 @@ class ClassCountsOutput(serializers.Serializer):
 class SummaryOutput(serializers.Serializer):
     decisions = serializers.IntegerField(help_text="Decisions with two or more choices.")
     counts = ClassCountsOutput()
-    points_lost = serializers.FloatField()
-    accuracy = serializers.FloatField(allow_null=True, help_text="Mean accuracy of the decisions (null: none).")
+    points_lost = FloatField()
+    accuracy = FloatField(allow_null=True, help_text="Mean accuracy of the decisions (null: none).")
 
 
 class HandSummaryOutput(SummaryOutput):

@@ -85,7 +85,7 @@ def test_suspend_mid_game_the_game_finishes_with_a_bot(
 def test_unsuspend_lets_the_player_log_in_again(mod_client: Client, people: Any) -> None:
     player, client = people.player()
     run_list_action(mod_client, USERS, "suspend", [player.pk], reason="spam")
-    assert log_in_through_api(player.username).status_code == 401
+    refused(log_in_through_api(player.username), 403, "suspended")  # the right password learns why
 
     done = run_list_action(mod_client, USERS, "unsuspend", [player.pk], reason="appeal accepted")
     assert done.status_code == 302
