@@ -212,7 +212,7 @@ class SecondFactorConfirmInput(serializers.Serializer):
     code = serializers.CharField(max_length=OTP_MAX_LENGTH, help_text="The 6 digits the app shows now.")
 
 
-class RecoveryCodesOutput(serializers.Serializer):
+class SecondFactorConfirmedOutput(serializers.Serializer):
     recovery_codes = serializers.ListField(
         child=serializers.CharField(),
         help_text="One-time codes that stand in for the app (a lost phone): shown this once, keep them safe.",

@@ -32,7 +32,7 @@ from players.serializers import (
     PasswordChangeInput,
     PlayerOutput,
     PlayerRegisterInput,
-    RecoveryCodesOutput,
+    SecondFactorConfirmedOutput,
     SecondFactorConfirmInput,
     SecondFactorDisableInput,
     SecondFactorOutput,
@@ -457,14 +457,14 @@ class SecondFactorConfirmApi(APIView):
         tags=TAG,
         request=SecondFactorConfirmInput,
         responses={
-            200: RecoveryCodesOutput,
+            200: SecondFactorConfirmedOutput,
             **problem_responses("validation_error", "otp_invalid", "second_factor_not_pending", "rate_limited"),
         },
     )
     def post(self, request: Request) -> Response:
         data = validated(SecondFactorConfirmInput, request.data)
         codes = second_factor.confirm(user=_account(request), code=data["code"])
-        return Response(RecoveryCodesOutput({"recovery_codes": codes}).data)
+        return Response(SecondFactorConfirmedOutput({"recovery_codes": codes}).data)
 
 
 class SecondFactorDisableApi(APIView):
