@@ -151,12 +151,14 @@ const FEED_UPDATES = {
   warning_acknowledged: true,
   table_open: true,
   table_closed: true,
+  analysis_progress: true,
 } as const satisfies Record<FeedUpdateName, true>;
 type FeedItem =
   | { kind: "challenge"; event: FeedUpdateName; id: string; challenge: Schemas["Challenge"] }
   | { kind: "seek"; event: FeedUpdateName; id: string; seek: Schemas["Seek"] }
   | { kind: "warning"; event: FeedUpdateName; id: string; warning: Schemas["Warning"] }
-  | { kind: "table"; event: FeedUpdateName; id: string; table: Schemas["GameSummary"] };
+  | { kind: "table"; event: FeedUpdateName; id: string; table: Schemas["GameSummary"] }
+  | { kind: "analysis"; event: FeedUpdateName; id: string; analysis: Schemas["Analysis"] };
 
 function isOneOf<K extends string>(names: Record<K, true>, name: string): name is K {
   return Object.hasOwn(names, name);
@@ -228,6 +230,8 @@ function accountItem(frame: AccountStreamMessage): AccountStreamItem | undefined
     case "warning_issued":
     case "warning_acknowledged":
       return { kind: "warning", event: frame.event, id: frame.id, warning: frame.data };
+    case "analysis_progress":
+      return { kind: "analysis", event: frame.event, id: frame.id, analysis: frame.data };
     default: {
       const unhandled: never = frame;
       throw new Error(`unhandled frame ${JSON.stringify(unhandled)}`);
@@ -525,7 +529,13 @@ function checkAccountStream(played: GameStreamResult): string {
   let over: AccountGame | undefined;
   for (const item of updates) {
     assert.ok(item.kind !== "snapshot", "one snapshot per connection");
-    if (item.kind === "challenge" || item.kind === "seek" || item.kind === "warning" || item.kind === "table") {
+    if (
+      item.kind === "challenge" ||
+      item.kind === "seek" ||
+      item.kind === "warning" ||
+      item.kind === "table" ||
+      item.kind === "analysis"
+    ) {
       seen.set(item.event, (seen.get(item.event) ?? 0) + 1); // the recorded match made none
       continue;
     }
