@@ -30,6 +30,9 @@ class AuditAction(models.TextChoices):
     NOTE_ADD = "note_add", "note added"
     REPORT_ASSIGN = "report_assign", "report assigned"
     REPORT_DISMISS = "report_dismiss", "report dismissed"
+    REPORT_UNASSIGN = "report_unassign", "report unassigned"
+    REPORT_RESOLVE = "report_resolve", "report resolved with its group"
+    REPORT_COMMENT = "report_comment", "report discussed"
     RATING_VOID = "rating_void", "rating effect voided"
     CHAT_REMOVE = "chat_remove", "chat message removed"
     APPEAL_ANSWER = "appeal_answer", "appeal answered"
@@ -165,6 +168,22 @@ class Report(models.Model):
         if self.target_kind == ReportTarget.MESSAGE:
             return f"chat message {self.message_id} in game {self.game_id}"
         return self.target_key
+
+
+class ReportComment(models.Model):
+    """Moderators' internal discussion of a report (players never see it)."""
+
+    report = models.ForeignKey(Report, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        default_permissions = ("view",)
+
+    def __str__(self) -> str:
+        return f"comment {self.pk} on report {self.report_id}"
 
 
 # -- what moderation remembers about an account -------------------------------------

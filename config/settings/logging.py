@@ -21,7 +21,11 @@ PROJECT_LOGGERS += ("matchmaking", "ratings", "ladder", "chat", "config")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"context": {"()": "core.request_context.ContextFilter"}},
+    "filters": {
+        "context": {"()": "core.request_context.ContextFilter"},
+        # A 403 is one line, a refusal, never a traceback (core.log_filters).
+        "refusal": {"()": "core.log_filters.RefusalFilter"},
+    },
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
         "json": {"()": "core.request_context.JsonFormatter"},
@@ -34,6 +38,7 @@ LOGGING = {
         **{name: {"level": LOG_LEVEL} for name in PROJECT_LOGGERS},
         # Replaces Django's own console handler for "django", which would print twice.
         "django": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        "django.request": {"filters": ["refusal"]},
         # kombu warns "No hostname was supplied" for the hostless embedded brokers.
         "kombu.connection": {"level": "ERROR"},
     },

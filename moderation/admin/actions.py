@@ -75,9 +75,11 @@ class ReasonForm(forms.Form):
         help_text=_("Kept in the audit trail; for a game, also shown to its players."),
     )
 
-    def __init__(self, *args: Any, reason_required: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, reason_required: bool = True, help_text: str = "", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["reason"].required = reason_required
+        if help_text:  # what happens to the reason, when it is not shown to the game's players
+            self.fields["reason"].help_text = help_text
 
 
 def error_text(error: ApiError) -> str:
@@ -123,6 +125,7 @@ def reason_action(
     perform: Callable[[Any, str], str],
     reason_required: bool = True,
     note: str = "",
+    label: Callable[[Any], str] = str,
 ) -> HttpResponse | None:
     """The body of a list action that first asks for a reason.
 
@@ -141,7 +144,7 @@ def reason_action(
         try:
             done = perform(obj, form.cleaned_data["reason"])
         except ApiError as error:
-            model_admin.message_user(request, f"{obj}: {error_text(error)}", messages.ERROR)
+            model_admin.message_user(request, f"{label(obj)}: {error_text(error)}", messages.ERROR)
         else:
-            model_admin.message_user(request, f"{obj}: {done}", messages.SUCCESS)
+            model_admin.message_user(request, f"{label(obj)}: {done}", messages.SUCCESS)
     return None

@@ -33,6 +33,7 @@ from games import services as game_services
 from games.engine import Match
 from games.models import Game, Move, MoveSource, Seat
 from live import turns
+from moderation import evidence
 from moderation import services as moderation
 from moderation.admin.actions import ModeratorPagesMixin, ReasonForm, error_text, reason_action, render_action_page
 from moderation.admin.audit import AuditEntryInline, ReadOnlyAdminMixin
@@ -133,8 +134,16 @@ def replay_context(game: Game, step_text: str | None) -> dict[str, Any]:
         for move in moves[:step]:
             match.apply(move.seat, move.payload)
         view = engine.public_view(match)
+    think = {row.number: row.think_seconds for row in evidence.move_rows(game)}
     lines = [
-        {"number": m.number, "round": m.round, "text": move_sentence(m, names, arms), "done": m.number <= step}
+        {
+            "number": m.number,
+            "round": m.round,
+            "text": move_sentence(m, names, arms),
+            "done": m.number <= step,
+            "at": m.created_at,
+            "think": think.get(m.number),
+        }
         for m in moves
     ]
     turn = view["turn"] if view else None
@@ -206,9 +215,22 @@ class SeatInline(_GameInline):
 
 class MoveInline(_GameInline):
     model = Move
-    fields = ("number", "round", "move_text", "source", "created_at")
+    fields = ("number", "round", "move_text", "source", "move_time", "think_time")
     readonly_fields = fields
     verbose_name_plural = gettext_lazy("move log")
+
+    @admin.display(description=gettext_lazy("time (UTC)"))
+    def move_time(self, move: Move) -> str:
+        """To the second: "plays instantly" and "stalls" are checked on it."""
+        return f"{move.created_at:%Y-%m-%d %H:%M:%S}"
+
+    @admin.display(description=gettext_lazy("think time"))
+    def think_time(self, move: Move) -> str:
+        game = move.game
+        if not hasattr(game, "_admin_think"):
+            game._admin_think = {row.number: row.think_seconds for row in evidence.move_rows(game)}  # type: ignore[attr-defined]
+        seconds = game._admin_think.get(move.number)  # type: ignore[attr-defined]
+        return "-" if seconds is None else gettext("%(seconds).1f s") % {"seconds": seconds}
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Move]:
         seats = Prefetch("game__seats", queryset=Seat.objects.select_related("player"))
@@ -452,7 +474,11 @@ class GameAdmin(ModeratorPagesMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         return self._act(
             request,
             game,
-            ReasonForm(_form_data(request), reason_required=False),
+            ReasonForm(
+                _form_data(request),
+                reason_required=False,
+                help_text=gettext("Kept in the audit trail with your name; the game's players are not shown it."),
+            ),
             perform,
             title=gettext("Reveal the hands of game %(id)s") % {"id": game.pk},
             submit=gettext("Reveal the hands"),

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any, cast
 
 from django import forms
@@ -24,27 +23,22 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import ApiError
-from moderation import selectors
+from moderation import canned, selectors
 from moderation import services as moderation
+from moderation.admin import durations
 from moderation.admin.actions import ModerateMixin, ModeratorPagesMixin, error_text, reason_action, render_action_page
+from moderation.models import Sanction
+from moderation.sanction_lift import sanction_lift
 from moderation.second_factor import moderation_second_factor_reset
 from players.models import ApiToken, User
 
 #: Periods for a mute or a suspension from the account's page (hours; 0: until lifted).
-PERIODS = [
-    (1, _("1 hour")),
-    (24, _("24 hours")),
-    (72, _("3 days")),
-    (168, _("7 days")),
-    (720, _("30 days")),
-    (0, _("until lifted")),
-]
+PERIODS = durations.PERIODS
 
 #: Fields only the moderation actions change on an existing account.
 MODERATED_FIELDS = ("is_active", "is_bot")
@@ -70,6 +64,8 @@ def _user_action(
             reason_required=reason_required,
             note=note,
             perform=lambda user, reason: perform(request, user, reason),
+            # Not "Bob: suspended." (the admin capitalises a message's first letter): the name as written.
+            label=lambda user: gettext("Account %(name)s") % {"name": user.username},
         )
 
     action.__name__ = name
@@ -109,8 +105,42 @@ def _mark_bot(is_bot: bool) -> Callable[[HttpRequest, User, str], str]:
     return perform
 
 
-class NoteForm(forms.Form):
+def _canned_field(texts: dict[str, Any], labels: dict[str, Any], target: str) -> forms.ChoiceField:
+    """A select of canned texts; choosing one fills the field ``target`` (keys.js),
+    and with that field left empty the canned text is used."""
+    field = forms.ChoiceField(
+        label=_("Canned text"),
+        required=False,
+        choices=[("", "-"), *labels.items()],
+        help_text=_("Fills the text below (with an empty text, the canned text is used)."),
+    )
+    field.widget.attrs["data-canned"] = f"id_{target}"
+    for name, text in texts.items():
+        field.widget.attrs[f"data-text-{name}"] = str(text)
+    return field
+
+
+class _CannedMixin:
+    """Uses the canned text when the text field (``canned_target``) is left empty."""
+
+    canned_target = "reason"
+    canned_texts: dict[str, Any] = {}
+
+    def clean(self) -> dict[str, Any]:
+        data: dict[str, Any] = super().clean() or {}  # type: ignore[misc]
+        if not (data.get(self.canned_target) or "").strip() and data.get("canned"):
+            data[self.canned_target] = str(self.canned_texts[data["canned"]])
+        if not (data.get(self.canned_target) or "").strip():
+            self.add_error(self.canned_target, gettext("This field is required."))  # type: ignore[attr-defined]
+        return data
+
+
+class NoteForm(_CannedMixin, forms.Form):
+    canned_target = "text"
+    canned_texts = canned.NOTES
+    canned = _canned_field(canned.NOTES, canned.NOTE_LABELS, "text")
     text = forms.CharField(
+        required=False,
         widget=forms.Textarea(attrs={"rows": 4, "cols": 70}),
         max_length=2000,
         label=_("Text"),
@@ -118,7 +148,8 @@ class NoteForm(forms.Form):
     )
 
 
-class SanctionForm(forms.Form):
+class SanctionForm(_CannedMixin, forms.Form):
+    canned_texts = canned.WARNINGS
     MEASURES = [
         ("warn", _("Warn (the player sees the text)")),
         ("mute", _("Mute for a period")),
@@ -129,16 +160,41 @@ class SanctionForm(forms.Form):
     period = forms.TypedChoiceField(
         label=_("Period"), coerce=int, choices=PERIODS, initial=24, help_text=_("For a mute or a suspension.")
     )
+    minutes = durations.minutes_field()
+    canned = _canned_field(canned.WARNINGS, canned.WARNING_LABELS, "reason")
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
         max_length=500,
+        required=False,
         label=_("Reason"),
         help_text=_("Kept in the audit trail; a warning's text is what the player reads."),
     )
 
 
-def _until(hours: int) -> Any:
-    return timezone.now() + timedelta(hours=hours) if hours else None
+class LiftForm(forms.Form):
+    sanction = forms.TypedChoiceField(label=_("Sanction"), coerce=int, choices=(), widget=forms.RadioSelect)
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
+        max_length=500,
+        required=False,
+        label=_("Reason"),
+        help_text=_("Kept in the audit trail."),
+    )
+
+    def __init__(self, *args: Any, sanctions: list[Sanction], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field: forms.TypedChoiceField = self.fields["sanction"]  # type: ignore[assignment]  # declared above
+        field.choices = [(s.pk, _sanction_text(s)) for s in sanctions]
+
+
+def _sanction_text(sanction: Sanction) -> str:
+    until = (
+        gettext("until %(end)s UTC") % {"end": f"{sanction.ends_at:%Y-%m-%d %H:%M}"}
+        if sanction.ends_at
+        else gettext("until lifted")
+    )
+    kind = gettext("mute") if sanction.kind == "mute" else gettext("suspension")
+    return f"{kind} ({until}): {sanction.reason}"
 
 
 @admin.register(User)
@@ -200,7 +256,7 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
     def moderation_history(self, user: User) -> SafeString:
         return render_to_string("admin/moderation/history.html", {"rows": selectors.account_history(user=user)})
 
-    moderator_pages = (("note", "note_view"), ("sanction", "sanction_view"))
+    moderator_pages = (("note", "note_view"), ("sanction", "sanction_view"), ("lift", "lift_view"))
 
     def _account_to_moderate(self, request: HttpRequest, object_id: str) -> User:
         user = self.get_object(request, unquote(object_id))
@@ -246,20 +302,26 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
             try:
                 if data["measure"] == "warn":
                     moderation.moderation_player_warn(player=user, by=by, text=data["reason"])
-                    done = gettext("%(name)s warned.")
+                    done = gettext("Account %(name)s warned.")
                 elif data["measure"] == "mute":
                     moderation.moderation_player_mute(
-                        player=user, by=by, reason=data["reason"], until=_until(data["period"])
+                        player=user,
+                        by=by,
+                        reason=data["reason"],
+                        until=durations.until(data["period"], data.get("minutes")),
                     )
-                    done = gettext("%(name)s muted.")
+                    done = gettext("Account %(name)s muted.")
                 elif data["measure"] == "suspend":
                     moderation.moderation_player_suspend(
-                        player=user, by=by, reason=data["reason"], until=_until(data["period"])
+                        player=user,
+                        by=by,
+                        reason=data["reason"],
+                        until=durations.until(data["period"], data.get("minutes")),
                     )
-                    done = gettext("%(name)s suspended.")
+                    done = gettext("Account %(name)s suspended.")
                 else:
                     moderation.moderation_player_unmute(player=user, by=by, reason=data["reason"])
-                    done = gettext("%(name)s unmuted.")
+                    done = gettext("Account %(name)s unmuted.")
             except ApiError as error:
                 form.add_error(None, error_text(error))
             else:
@@ -277,6 +339,36 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
                 "A suspension also revokes the account's tokens and hands its seats to bots; "
                 "it and a mute end by themselves after the period."
             ),
+        )
+
+    def lift_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Lift one mute or suspension in force now, before its end."""
+        user = self._account_to_moderate(request, object_id)
+        sanctions = list(selectors.sanctions_in_force(user=user).order_by("-starts_at", "-id"))
+        form = LiftForm(request.POST if request.method == "POST" else None, sanctions=sanctions)
+        if form.is_bound and form.is_valid():
+            try:
+                sanction_lift(
+                    sanction_id=form.cleaned_data["sanction"], by=_by(request), reason=form.cleaned_data["reason"]
+                )
+            except ApiError as error:
+                form.add_error(None, error_text(error))
+            else:
+                self.message_user(
+                    request, gettext("Sanction lifted on account %(name)s.") % {"name": user.username}, messages.SUCCESS
+                )
+                return self._back(user)
+        return render_action_page(
+            request,
+            self,
+            title=gettext("Lift a sanction of %(name)s") % {"name": user.username},
+            form=form,
+            objects=[],
+            original=user,
+            submit=gettext("Lift it now"),
+            note=gettext("The sanctions in force. A lifted suspension reinstates the account if no other is left.")
+            if sanctions
+            else gettext("No sanction is in force."),
         )
 
 

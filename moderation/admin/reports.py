@@ -10,7 +10,6 @@ the outcomes and by the pages of an account).
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from django import forms
@@ -22,31 +21,25 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from chat import selectors as chat_selectors
-from core.errors import ApiError
-from moderation import selectors
+from core.errors import ApiError, CoreCode
+from moderation import canned, evidence, report_groups, selectors
 from moderation import services as moderation
-from moderation.admin.actions import ModerateMixin, error_text
+from moderation.admin import durations
+from moderation.admin.actions import ModerateMixin, error_text, reason_action
 from moderation.admin.audit import ReadOnlyAdminMixin, admin_link
 from moderation.admin.dashboard import dashboard_view
 from moderation.admin.games import move_sentence, seat_label, seat_names
 from moderation.models import ModeratorNote, PlayerWarning, Report, ReportStatus, ReportTarget, Sanction
+from moderation.services import MODERATE_PERMISSION
 from players.authentication import request_account
 from players.models import User
 
 #: How long a mute or suspension from a report lasts (hours; 0: until lifted).
-DURATIONS = [
-    (1, _("1 hour")),
-    (24, _("24 hours")),
-    (72, _("3 days")),
-    (168, _("7 days")),
-    (720, _("30 days")),
-    (0, _("until lifted")),
-]
+DURATIONS = durations.PERIODS
 OUTCOMES: dict[str, Any] = {
     "dismiss": _("Dismiss"),
     "warn": _("Warn the player"),
@@ -61,10 +54,6 @@ STATUS_WORDS: dict[str, Any] = {
     ReportStatus.ASSIGNED: _("assigned"),
     ReportStatus.RESOLVED: _("resolved"),
 }
-
-
-def until_from(hours: int) -> Any:
-    return timezone.now() + timedelta(hours=hours) if hours else None
 
 
 class StatusFilter(admin.SimpleListFilter):
@@ -90,35 +79,151 @@ class StatusFilter(admin.SimpleListFilter):
 
 
 class OutcomeForm(forms.Form):
+    canned = forms.ChoiceField(
+        label=_("Canned text"),
+        required=False,
+        choices=(),
+        help_text=_("Fills the reason (with an empty reason, the canned text is used)."),
+    )
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
         max_length=500,
+        required=False,
         label=_("Reason"),
         help_text=_("Kept in the audit trail. A warning's player reads it; an aborted game's players see it."),
     )
     duration = forms.TypedChoiceField(
         label=_("Duration"), coerce=int, choices=DURATIONS, initial=24, help_text=_("For a mute or a suspension.")
     )
+    minutes = durations.minutes_field()
     player = forms.TypedChoiceField(
         label=_("Player"), coerce=int, choices=(), required=False, help_text=_("Whom a game's report is about.")
+    )
+    whole_group = forms.BooleanField(
+        label=_("Resolve the whole group"),
+        required=False,
+        initial=True,
+        help_text=_("Every open report about this target gets the same outcome (the measure is taken once)."),
     )
 
     def __init__(self, *args: Any, players: list[User], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         field: forms.TypedChoiceField = self.fields["player"]  # type: ignore[assignment]  # declared above
         field.choices = [("", "-")] + [(user.pk, user.username) for user in players]
+        canned_field: forms.ChoiceField = self.fields["canned"]  # type: ignore[assignment]  # declared above
+        canned_field.choices = [("", "-"), *canned.WARNING_LABELS.items()]
+        canned_field.widget.attrs["data-canned"] = "id_reason"
+        for name, text in canned.WARNINGS.items():
+            canned_field.widget.attrs[f"data-text-{name}"] = str(text)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not (data.get("reason") or "").strip() and data.get("canned"):
+            data["reason"] = str(canned.WARNINGS[data["canned"]])
+        return data
+
+
+class CommentForm(forms.Form):
+    comment = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 70}),
+        max_length=2000,
+        label=_("Note for the moderators"),
+        help_text=_("Internal discussion of this report: players never see it."),
+    )
+
+
+def moderators() -> list[User]:
+    """The accounts a report can be assigned to."""
+    found = User.objects.filter(is_active=True, is_staff=True).order_by("username")
+    return [user for user in found if user.has_perm(MODERATE_PERMISSION)]
+
+
+class ReporterFilter(admin.SimpleListFilter):
+    """Reports by one reporter (those who have reported), with their counts."""
+
+    title = _("reporter")
+    parameter_name = "reporter"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        rows = Report.objects.values_list("reporter_id", "reporter__username").order_by("reporter__username")
+        counts: dict[tuple[int, str], int] = {}
+        for row in rows:
+            counts[row] = counts.get(row, 0) + 1
+        return [(str(pk), f"{name} ({count})") for (pk, name), count in counts.items()]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Report]) -> QuerySet[Report]:
+        value = self.value()
+        return queryset.filter(reporter_id=int(value)) if value and value.isdigit() else queryset
 
 
 @admin.register(Report)
 class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("id", "created_at", "status", "reason", "target", "reporter", "assignee", "outcome")
+    list_display = ("id", "created_at", "status", "reason", "target", "group", "reporter", "assignee", "outcome")
     list_display_links = ("id", "created_at")
-    list_filter = (StatusFilter, "reason", "target_kind", ("assignee", admin.RelatedOnlyFieldListFilter), "outcome")
+    list_filter = (
+        StatusFilter,
+        "reason",
+        "target_kind",
+        ReporterFilter,
+        ("assignee", admin.RelatedOnlyFieldListFilter),
+        "outcome",
+    )
     search_fields = ("account__username", "reporter__username", "text", "=game__id")
     list_select_related = ("account", "reporter", "assignee", "game")
     ordering = ("created_at", "id")
-    actions = None
+    actions = ("assign_selected", "unassign_selected", "dismiss_selected")
     change_list_template = "admin/moderation/report/change_list.html"
+
+    def get_changelist_instance(self, request: HttpRequest) -> Any:
+        changelist = super().get_changelist_instance(request)
+        self._group_sizes = report_groups.group_sizes([r.target_key for r in changelist.result_list])
+        return changelist
+
+    @admin.display(description=_("open on target"))
+    def group(self, report: Report) -> str:
+        """How many open reports are about this report's target."""
+        count = getattr(self, "_group_sizes", {}).get(report.target_key, 0)
+        return str(count) if count else "-"
+
+    @admin.action(description=_("Assign selected reports to me"), permissions=["moderate"])
+    def assign_selected(self, request: HttpRequest, queryset: QuerySet[Report]) -> None:
+        self._each(request, queryset, lambda r: moderation.report_assign(report_id=r.pk, by=request_account(request)))
+
+    @admin.action(description=_("Unassign selected reports (back to the queue)"), permissions=["moderate"])
+    def unassign_selected(self, request: HttpRequest, queryset: QuerySet[Report]) -> None:
+        by = request_account(request)
+        self._each(request, queryset, lambda r: report_groups.report_reassign(report_id=r.pk, by=by, to=None))
+
+    @admin.action(description=_("Dismiss selected reports (asks for a reason)"), permissions=["moderate"])
+    def dismiss_selected(self, request: HttpRequest, queryset: QuerySet[Report]) -> HttpResponse | None:
+        def perform(report: Report, reason: str) -> str:
+            moderation.report_dismiss(report_id=report.pk, by=request_account(request), reason=reason)
+            return gettext("dismissed.")
+
+        return reason_action(
+            self,
+            request,
+            queryset,
+            name="dismiss_selected",
+            title=gettext("Dismiss reports"),
+            perform=perform,
+            reason_required=False,
+            note=gettext("These reports are resolved as dismissed; nothing happens to their targets."),
+        )
+
+    def _each(self, request: HttpRequest, queryset: QuerySet[Report], act: Any) -> None:
+        done = 0
+        for report in queryset:
+            try:
+                act(report)
+            except ApiError as error:
+                self.message_user(request, f"{report}: {error_text(error)}", messages.ERROR)
+            else:
+                done += 1
+        if done:
+            self.message_user(
+                request, ngettext("%(count)s report done.", "%(count)s reports done.", done) % {"count": done}
+            )
 
     @admin.display(description=_("target"))
     def target(self, report: Report) -> str:
@@ -138,7 +243,11 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         return [path("dashboard/", view, name="{}_{}_dashboard".format(*info)), *super().get_urls()]
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        extra = {"report_counts": selectors.report_counts(), **(extra_context or {})}
+        extra = {
+            "report_counts": selectors.report_counts(),
+            "reason_stats": report_groups.reason_stats(),
+            **(extra_context or {}),
+        }
         return super().changelist_view(request, extra)
 
     def change_view(
@@ -151,17 +260,22 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         if not self.has_view_permission(request, report):
             raise PermissionDenied
         players = self._players(report)
+        posted = request.POST if request.method == "POST" else None
+        outcome = request.POST.get("outcome", "") if posted else ""
         form = OutcomeForm(
-            request.POST if request.method == "POST" else None,
+            posted if outcome not in ("comment", "reassign", "unassign") else None,
             players=players,
-            initial={"reason": gettext("Reported for %(reason)s.") % {"reason": report.get_reason_display()}},
+            # What a warned player reads: the behaviour and the rule, never that they were reported.
+            initial={"reason": canned.warning_for(report.reason), "whole_group": True},
         )
+        comment_form = CommentForm(posted if outcome == "comment" else None)
         if request.method == "POST":
             if not self.has_moderate_permission(request):
                 raise PermissionDenied
-            done = self._act(request, report, form)
+            done = self._act(request, report, form, comment_form)
             if done is not None:
                 return done
+        group = report_groups.report_group(report)
         context = {
             **self.admin_site.each_context(request),
             "title": str(report).capitalize(),
@@ -169,8 +283,13 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
             "original": report,
             "report": report,
             "form": form,
+            "comment_form": comment_form,
+            "comments": list(report.comments.select_related("author")),
             "outcomes": self._outcomes(report),
             "can_moderate": self.has_moderate_permission(request),
+            "group": group if group.count > 1 else None,
+            "retaliation": evidence.retaliation_of(report),
+            "moderators": moderators(),
             **self._target_context(report),
         }
         return TemplateResponse(request, "admin/moderation/report/report.html", context)
@@ -201,62 +320,91 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
             game = report.game
             names = seat_names(game)
             arms = int((game.ruleset or {}).get("spinner_arms", 4))
-            moves = list(game.moves.order_by("-number")[:30])
+            rows = evidence.move_rows(game, last=30)
+            timeouts = evidence.seat_timeouts(game)
+            seats = list(game.seats.select_related("player").order_by("number"))
             return {
                 "game": game,
-                "seats": [seat_label(seat) for seat in game.seats.select_related("player").order_by("number")],
-                "moves": [(m.number, move_sentence(m, names, arms)) for m in reversed(moves)],
+                "seats": [seat_label(seat) for seat in seats],
+                "seat_rows": [(seat.number, seat_label(seat), timeouts.get(seat.number, 0), seat) for seat in seats],
+                "moves": [(row, move_sentence(row.move, names, arms)) for row in rows],
                 "moves_total": game.moves.count(),
                 **chat,
             }
         if report.account is not None:
-            return {"history": selectors.account_history(user=report.account)[:30], "account": report.account}
+            return {
+                "history": selectors.account_history(user=report.account)[:30],
+                "account": report.account,
+                "evidence": evidence.account_evidence(report.account),
+            }
         return {}
 
-    def _act(self, request: HttpRequest, report: Report, form: OutcomeForm) -> HttpResponse | None:
+    def _act(
+        self, request: HttpRequest, report: Report, form: OutcomeForm, comment_form: CommentForm
+    ) -> HttpResponse | None:
         by = request_account(request)
         outcome = request.POST.get("outcome", "")
-        try:
-            if outcome == "assign":
-                moderation.report_assign(report_id=report.pk, by=by)
-                self.message_user(
-                    request, gettext("Report %(id)s is assigned to you.") % {"id": report.pk}, messages.SUCCESS
-                )
+        if outcome in ("assign", "reassign", "unassign", "comment"):
+            try:
+                return self._act_on_case(request, report, outcome, by, comment_form)
+            except ApiError as error:
+                self.message_user(request, error_text(error), messages.ERROR)
                 return redirect(request.path)
+        try:
             if not form.is_valid():
                 return None
             data = form.cleaned_data
-            player = User.objects.filter(pk=data["player"]).first() if data.get("player") else None
-            reason = data["reason"]
-            if outcome == "dismiss":
-                moderation.report_dismiss(report_id=report.pk, by=by, reason=reason)
-            elif outcome == "warn":
-                moderation.report_warn(report_id=report.pk, by=by, reason=reason, player=player)
-            elif outcome == "mute":
-                moderation.report_mute(
-                    report_id=report.pk, by=by, reason=reason, until=until_from(data["duration"]), player=player
-                )
-            elif outcome == "suspend":
-                moderation.report_suspend(
-                    report_id=report.pk, by=by, reason=reason, until=until_from(data["duration"]), player=player
-                )
-            elif outcome == "abort":
-                moderation.report_abort_game(report_id=report.pk, by=by, reason=reason)
-            elif outcome == "remove":
-                moderation.report_remove_message(report_id=report.pk, by=by, reason=reason)
-            else:
+            if outcome not in report_groups.OUTCOMES:
                 form.add_error(None, gettext("Choose an outcome."))
                 return None
+            player = User.objects.filter(pk=data["player"]).first() if data.get("player") else None
+            resolved = report_groups.report_group_resolve(
+                report_id=report.pk,
+                by=by,
+                outcome=outcome,
+                reason=data["reason"],
+                until=durations.until(data["duration"], data.get("minutes")),
+                player=player,
+                group=bool(data.get("whole_group")),
+            )
         except ApiError as error:
             form.add_error(None, error_text(error))
             return None
         report.refresh_from_db()
-        self.message_user(
-            request,
-            gettext("Report %(id)s: %(outcome)s.") % {"id": report.pk, "outcome": report.get_outcome_display()},
-            messages.SUCCESS,
-        )
+        done = gettext("Report %(id)s: %(outcome)s.") % {"id": report.pk, "outcome": report.get_outcome_display()}
+        if len(resolved) > 1:
+            others = ", ".join(str(r.pk) for r in resolved[1:])
+            done += " " + gettext("Resolved with it: reports %(ids)s.") % {"ids": others}
+        self.message_user(request, done, messages.SUCCESS)
         return redirect(reverse("admin:moderation_report_changelist") + "?status=unresolved")
+
+    def _act_on_case(
+        self, request: HttpRequest, report: Report, outcome: str, by: User, comment_form: CommentForm
+    ) -> HttpResponse | None:
+        """Take, give, put back or discuss a report (it stays in the queue)."""
+        if outcome == "assign":
+            moderation.report_assign(report_id=report.pk, by=by)
+            done = gettext("Report %(id)s is assigned to you.") % {"id": report.pk}
+        elif outcome == "reassign" and request.POST.get("assign_to"):
+            to = (
+                User.objects.filter(pk=request.POST["assign_to"]).first()
+                if request.POST["assign_to"].isdigit()
+                else None
+            )
+            if to is None:
+                raise ApiError(gettext("Choose a moderator."), code=CoreCode.VALIDATION_ERROR)
+            report_groups.report_reassign(report_id=report.pk, by=by, to=to)
+            done = gettext("Report %(id)s is assigned to %(name)s.") % {"id": report.pk, "name": to.username}
+        elif outcome in ("reassign", "unassign"):
+            report_groups.report_reassign(report_id=report.pk, by=by, to=None)
+            done = gettext("Report %(id)s is back in the queue, unassigned.") % {"id": report.pk}
+        else:
+            if not comment_form.is_valid():
+                return None
+            report_groups.report_comment_add(report_id=report.pk, by=by, text=comment_form.cleaned_data["comment"])
+            done = gettext("Your note on report %(id)s is kept.") % {"id": report.pk}
+        self.message_user(request, done, messages.SUCCESS)
+        return redirect(request.path)
 
 
 class _HistoryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
