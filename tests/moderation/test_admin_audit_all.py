@@ -75,6 +75,14 @@ class Rows:
             user.save(update_fields=["is_bot"])
         return user
 
+    def moderation_report(self, action: str) -> Model:
+        report = moderation.report_create(
+            reporter=self.make_player(self._name("rep")), account=self.make_player(self._name("tgt")), reason="spam"
+        )
+        if action == "unassign_selected":
+            moderation.report_assign(report_id=report.pk, by=User.objects.get(username="modwalk"))
+        return report
+
     def players_apitoken(self, action: str) -> Model:
         return player_services.token_create(user=self.make_player(self._name("tok")), name="t").token
 
@@ -202,5 +210,7 @@ def test_every_admin_change_and_action_a_moderator_reaches_is_audited(make_playe
 
     # What the issue found unaudited is among them, and the count is reported.
     assert "ladder.ladderentry:change" in walked and "ladder.ladderentry:take_off" in walked
+    assert {"moderation.report:assign_selected", "moderation.report:unassign_selected"} <= set(walked)
+    assert "moderation.report:dismiss_selected" in walked
     with capsys.disabled():
         print(f"\nmoderator-reachable admin changes and actions, all audited: {len(walked)}: {', '.join(walked)}")
