@@ -214,3 +214,43 @@ def test_every_admin_change_and_action_a_moderator_reaches_is_audited(make_playe
     assert "moderation.report:dismiss_selected" in walked
     with capsys.disabled():
         print(f"\nmoderator-reachable admin changes and actions, all audited: {len(walked)}: {', '.join(walked)}")
+
+
+def test_the_moderator_pages_of_a_report_and_an_account_are_audited(make_player: Any) -> None:
+    """The steps that are pages, not list actions: a report's reassign, unassign,
+    discussion note and group outcome; an account's custom-length mute and lifting it."""
+    moderator = make_player("modpages")
+    moderation.moderator_add(user=moderator)
+    moderator = User.objects.get(pk=moderator.pk)
+    other = make_player("modother")
+    moderation.moderator_add(user=other)
+    client = Client()
+    client.force_login(moderator)
+    target = make_player("target")
+    report, twin = (
+        moderation.report_create(reporter=make_player(name), account=target, reason="spam") for name in ("r1", "r2")
+    )
+    page = reverse("admin:moderation_report_change", args=[report.pk])
+    steps = [
+        (page, {"outcome": "reassign", "assign_to": str(other.pk)}, ["report_assign"]),
+        (page, {"outcome": "unassign"}, ["report_unassign"]),
+        (page, {"outcome": "comment", "comment": "Two reports, same minute."}, ["report_comment"]),
+        (page, {"outcome": "dismiss", "reason": "No spam.", "duration": "24", "whole_group": "on"}, None),
+        (
+            reverse("admin:players_user_sanction", args=[target.pk]),
+            {"measure": "mute", "period": "0", "minutes": "45", "reason": "Spam."},
+            ["player_mute"],
+        ),
+    ]
+    for url, data, expected in steps:
+        before = _last()
+        assert client.post(url, data).status_code == 302, (url, data)
+        actions = [entry.action for entry in _new_entries(before, moderator)]
+        assert sorted(actions) == (expected or ["report_dismiss", "report_resolve"]), (data, actions)
+    mute = target.sanctions.get()
+    before = _last()
+    lift = reverse("admin:players_user_lift", args=[target.pk])
+    assert client.post(lift, {"sanction": str(mute.pk), "reason": "Sorry."}).status_code == 302
+    assert [entry.action for entry in _new_entries(before, moderator)] == ["player_unmute"]
+    twin.refresh_from_db()
+    assert twin.outcome == "dismissed"

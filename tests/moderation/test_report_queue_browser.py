@@ -99,6 +99,8 @@ def test_a_moderator_works_the_report_queue_in_the_browser(
     message = wait.until(seen.presence_of_element_located((By.CSS_SELECTOR, "ul.messagelist li.success")))
     seconds = time.monotonic() - opened
     assert f"Report {first.pk}: player suspended." in message.text
+    # Both reports about rude_rudolf were one group: resolved at once, the suspension taken once.
+    assert "Resolved with it: reports" in message.text
     with capsys.disabled():
         print(f"\nreport opened -> outcome shown: {seconds:.2f} s (one click); home page -> outcome: {clicks} clicks")
     assert clicks == 4
@@ -109,8 +111,9 @@ def test_a_moderator_works_the_report_queue_in_the_browser(
     assert (first.status, first.outcome, first.resolved_by) == ("resolved", "suspended", mod)
     assert not rude.is_active
     assert AuditEntry.objects.filter(action="player_suspend", moderator=mod, player=rude).exists()
-    assert Report.objects.filter(status="open").count() == 2  # back in the queue: two left
-    assert "2 open" in browser.find_element(By.ID, "report-counts").text
+    assert set(Report.objects.filter(account=rude).values_list("status", "outcome")) == {("resolved", "suspended")}
+    assert Report.objects.filter(status="open").count() == 1  # back in the queue: the game's report left
+    assert "1 open" in browser.find_element(By.ID, "report-counts").text
 
     # The account's history page: reports, the suspension, the warning and the note, newest first.
     browser.get(live_server.url + reverse("admin:players_user_change", args=[rude.pk]))
@@ -119,3 +122,55 @@ def test_a_moderator_works_the_report_queue_in_the_browser(
         assert expected in history, expected
     save_page(browser, tmp_path / "moderation-history.png")
     keep(tmp_path / "moderation-history.png")
+
+
+def test_keyboard_shortcuts_in_the_queue_and_the_replay(
+    browser: Any,  # noqa: F811 - the fixture imported above
+    live_server: Any,
+    make_player: Any,
+    make_table: Any,
+) -> None:
+    """j / k walk the queue, Enter opens the report; the arrow keys step the replay."""
+    import random
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support import expected_conditions as seen
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tests.api.games_helpers import play_turn
+
+    make_player("maria")
+    call_command("add_moderator", "maria", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    table = make_table(players=2)
+    rng = random.Random(5)
+    for _ in range(3):
+        play_turn(table.clients[table.game().turn_seat], table.game_id, rng)
+    reports = [
+        moderation.report_create(reporter=make_player(name), account=make_player(f"{name}_target"), reason="spam")
+        for name in ("ann", "ben", "cid")
+    ]
+    wait = WebDriverWait(browser, WAIT_SECONDS)
+    admin_log_in(browser, wait, "maria", url=f"{live_server.url}/admin/login/?next=/admin/")
+
+    browser.get(live_server.url + reverse("admin:moderation_report_changelist") + "?status=open")
+    assert "j / k" in wait.until(seen.presence_of_element_located((By.ID, "queue-keys"))).text
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys("j")
+    body.send_keys("j")
+    body.send_keys("k")
+    body.send_keys("j")  # the second row
+    current = wait.until(seen.presence_of_element_located((By.CSS_SELECTOR, "#result_list tr.cf-key-current")))
+    assert "ben_target" in current.text
+    body.send_keys(Keys.ENTER)
+    wait.until(seen.url_contains(reverse("admin:moderation_report_change", args=[reports[1].pk])))
+
+    replay = live_server.url + reverse("admin:games_game_replay", args=[table.game_id])
+    browser.get(replay + "?step=1")
+    assert "move 1 of 3" in wait.until(seen.presence_of_element_located((By.ID, "replay-position"))).text
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+    wait.until(seen.text_to_be_present_in_element((By.ID, "replay-position"), "move 2 of 3"))
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
+    wait.until(seen.text_to_be_present_in_element((By.ID, "replay-position"), "move 1 of 3"))
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+    wait.until(seen.text_to_be_present_in_element((By.ID, "replay-position"), "move 3 of 3"))
