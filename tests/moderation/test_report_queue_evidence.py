@@ -146,8 +146,8 @@ def test_open_reports_on_one_target_are_one_group_resolved_at_once_with_a_custom
     assert me["sanctions"][0]["ends_at"].startswith(f"{mute.ends_at:%Y-%m-%dT%H:%M}")
 
     # Lifted from the account's page: audited, and gone from /me/ at once.
-    page = mod_client.get(user_page(target.pk, "lift"))
-    assert page.status_code == 200 and "Insults in the chat." in page.content.decode()
+    lift_page = mod_client.get(user_page(target.pk, "lift"))
+    assert lift_page.status_code == 200 and "Insults in the chat." in lift_page.content.decode()
     lifted = mod_client.post(user_page(target.pk, "lift"), {"sanction": str(mute.pk), "reason": "Apologised."})
     assert lifted.status_code == 302
     mute.refresh_from_db()
@@ -207,7 +207,9 @@ def test_reassign_unassign_and_the_moderators_discussion(
     report.refresh_from_db()
     assert report.assignee is None
 
-    assert mod_client.post(page, {"outcome": "comment", "comment": "Looks like a pile-on; check chat."}).status_code == 302
+    assert (
+        mod_client.post(page, {"outcome": "comment", "comment": "Looks like a pile-on; check chat."}).status_code == 302
+    )
     shown = mod_client.get(page).content.decode()
     assert "Looks like a pile-on; check chat." in shown.split('id="report-comments"')[1]
     assert ReportComment.objects.get(report=report).author == moderator
