@@ -26,6 +26,7 @@ from moderation import services as moderation
 from moderation.models import AuditEntry, PlayerWarning, Report, ReportComment, Sanction
 from tests.api.games_helpers import ok, play_turn
 from tests.moderation.conftest import audit_actions, game_admin_url, run_list_action
+from tests.moderation.test_sanctions_explained import log_in
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 QUEUE = reverse("admin:moderation_report_changelist")
@@ -180,9 +181,14 @@ def test_a_suspension_of_minutes_and_lifting_it_reinstates_the_account(
     assert timedelta(minutes=14) < suspension.ends_at - suspension.starts_at <= timedelta(minutes=15, seconds=1)
     target.refresh_from_db()
     assert not target.is_active
+    # The player's log-in refusal tells the custom end; after the lift the log-in works.
+    refusal = log_in(target.username)
+    assert refusal.status_code == 403 and refusal.json()["code"] == "suspended"
+    assert refusal.json()["until"].startswith(f"{suspension.ends_at:%Y-%m-%dT%H:%M}")
     assert mod_client.post(user_page(target.pk, "lift"), {"sanction": str(suspension.pk)}).status_code == 302
     target.refresh_from_db()
     assert target.is_active
+    assert log_in(target.username).status_code == 201
     assert audit_actions(moderator=moderator) == ["player_suspend", "player_unsuspend"]
     # Lifting it again: refused on the page, nothing changes.
     again = mod_client.post(user_page(target.pk, "lift"), {"sanction": str(suspension.pk)})
