@@ -16,7 +16,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -145,11 +145,12 @@ class ReporterFilter(admin.SimpleListFilter):
     parameter_name = "reporter"
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
-        rows = Report.objects.values_list("reporter_id", "reporter__username").order_by("reporter__username")
-        counts: dict[tuple[int, str], int] = {}
-        for row in rows:
-            counts[row] = counts.get(row, 0) + 1
-        return [(str(pk), f"{name} ({count})") for (pk, name), count in counts.items()]
+        rows = (
+            Report.objects.values_list("reporter_id", "reporter__username")
+            .annotate(n=Count("id"))
+            .order_by("reporter__username")
+        )
+        return [(str(pk), f"{name} ({count})") for pk, name, count in rows]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Report]) -> QuerySet[Report]:
         value = self.value()
