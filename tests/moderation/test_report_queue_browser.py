@@ -174,3 +174,76 @@ def test_keyboard_shortcuts_in_the_queue_and_the_replay(
     wait.until(seen.text_to_be_present_in_element((By.ID, "replay-position"), "move 1 of 3"))
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
     wait.until(seen.text_to_be_present_in_element((By.ID, "replay-position"), "move 3 of 3"))
+
+
+def test_a_group_with_its_evidence_a_canned_text_a_custom_duration_and_a_lift_in_the_browser(
+    browser: Any,  # noqa: F811 - the fixture imported above
+    live_server: Any,
+    make_player: Any,
+    make_table: Any,
+) -> None:
+    """An account's two reports as one case: the evidence on the page (its game, its
+    timeout, think times to the second), a canned warning picked from the list, a
+    90-minute mute for the group, then the mute lifted from the account's page."""
+    import random
+    import re
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as seen
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    from games import services as game_services
+    from games.models import Game
+    from moderation import canned
+    from moderation.models import Sanction
+    from tests.api.games_helpers import play_turn
+
+    make_player("maria")
+    call_command("add_moderator", "maria", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    table = make_table(players=2, rounds=None, turn_time_limit=30)
+    play_turn(table.clients[table.game().turn_seat], table.game_id, random.Random(2))
+    game = table.game()
+    sulky, other = table.users[game.turn_seat], table.users[1 - game.turn_seat]
+    Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    assert game_services.turn_timeout(game_id=game.pk, expected_seq=game.seq) is not None
+    first = moderation.report_create(reporter=other, account=sulky, reason="stalling", text="Lets the clock run.")
+    moderation.report_create(reporter=make_player("kibitzer"), account=sulky, reason="stalling")
+    game_report = moderation.report_create(reporter=other, game_id=table.game_id, reason="stalling")
+    wait = WebDriverWait(browser, WAIT_SECONDS)
+    admin_log_in(browser, wait, "maria", url=f"{live_server.url}/admin/login/?next=/admin/")
+
+    browser.get(live_server.url + reverse("admin:moderation_report_change", args=[game_report.pk]))
+    moves = wait.until(seen.presence_of_element_located((By.ID, "report-moves"))).text
+    assert re.search(r"\b\d\d:\d\d:\d\d\b", moves) and re.search(r"\d+\.\d s", moves), moves
+    assert sorted(cell.text for cell in browser.find_elements(By.CSS_SELECTOR, "#report-seats .cf-timeouts")) == [
+        "0",
+        "1",
+    ]
+
+    browser.get(live_server.url + reverse("admin:moderation_report_change", args=[first.pk]))
+    totals = wait.until(seen.presence_of_element_located((By.ID, "evidence-totals"))).text
+    assert "1 turns timed out" in totals
+    assert str(table.game_id) in browser.find_element(By.ID, "evidence-games").text
+    assert "2 open reports about this target" in browser.page_source
+    Select(browser.find_element(By.NAME, "canned")).select_by_value("stalling")
+    reason = browser.find_element(By.NAME, "reason")
+    wait.until(lambda _driver: reason.get_attribute("value") == str(canned.WARNINGS["stalling"]))
+    browser.find_element(By.NAME, "minutes").send_keys("90")
+    assert browser.find_element(By.NAME, "whole_group").is_selected()
+    browser.find_element(By.ID, "outcome-mute").click()
+    message = wait.until(seen.presence_of_element_located((By.CSS_SELECTOR, "ul.messagelist li.success"))).text
+    assert f"Report {first.pk}: player muted." in message and "Resolved with it" in message
+    mute = Sanction.objects.get(player=sulky)
+    assert mute.ends_at is not None and timedelta(minutes=89) < mute.ends_at - mute.starts_at < timedelta(minutes=91)
+    assert Report.objects.filter(account=sulky, status="resolved", target_kind="account").count() == 2
+
+    browser.get(live_server.url + reverse("admin:players_user_change", args=[sulky.pk]))
+    wait.until(seen.element_to_be_clickable((By.ID, "tool-lift"))).click()
+    wait.until(seen.element_to_be_clickable((By.CSS_SELECTOR, f"input[name=sanction][value='{mute.pk}']"))).click()
+    browser.find_element(By.CSS_SELECTOR, "#moderation-action-form input[type=submit]").click()
+    message = wait.until(seen.presence_of_element_located((By.CSS_SELECTOR, "ul.messagelist li.success"))).text
+    assert f"Sanction lifted on account {sulky.username}." in message
+    mute.refresh_from_db()
+    assert mute.lifted_at is not None
