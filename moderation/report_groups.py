@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -64,14 +64,17 @@ def report_group(report: Report) -> ReportGroup:
     return ReportGroup(list(reports))
 
 
-def group_sizes(target_keys: list[str]) -> dict[str, int]:
-    """How many open reports each target has (for the queue's rows)."""
-    counts = Counter(
-        Report.objects.filter(target_key__in=set(target_keys))
+def with_group_size(reports: QuerySet[Report]) -> QuerySet[Report]:
+    """``reports``, each with ``open_on_target``: how many open reports its target has."""
+    open_ones = (
+        Report.objects.filter(target_key=OuterRef("target_key"))
         .exclude(status=ReportStatus.RESOLVED)
-        .values_list("target_key", flat=True)
+        .order_by()
+        .values("target_key")
+        .annotate(n=Count("id"))
+        .values("n")
     )
-    return dict(counts)
+    return reports.annotate(open_on_target=Subquery(open_ones))
 
 
 def report_group_resolve(

@@ -175,15 +175,13 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     actions = ("assign_selected", "unassign_selected", "dismiss_selected")
     change_list_template = "admin/moderation/report/change_list.html"
 
-    def get_changelist_instance(self, request: HttpRequest) -> Any:
-        changelist = super().get_changelist_instance(request)
-        self._group_sizes = report_groups.group_sizes([r.target_key for r in changelist.result_list])
-        return changelist
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Report]:
+        return report_groups.with_group_size(super().get_queryset(request))
 
     @admin.display(description=_("open on target"))
     def group(self, report: Report) -> str:
         """How many open reports are about this report's target."""
-        count = getattr(self, "_group_sizes", {}).get(report.target_key, 0)
+        count = getattr(report, "open_on_target", None)
         return str(count) if count else "-"
 
     @admin.action(description=_("Assign selected reports to me"), permissions=["moderate"])
