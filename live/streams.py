@@ -368,7 +368,6 @@ class _AccountReader:
                 messages.append(sse(payload, event=event, event_id=feed_id))
         return messages, WAIT, valid
 
-
     async def _farewell(self) -> list[str]:
         """The credentials failed: the changes of the feeds marked ``farewell`` (the
         account's own sanctions: a suspension says why the stream closes), nothing else."""

@@ -44,7 +44,7 @@ from core import metrics
 from players.address_hash import address_hash, address_key
 from players.models import LoginAddress, SecondFactor, User
 
-__all__ = ["address_key", "account_for", "locked_for", "record_failure", "record_success"]
+__all__ = ["account_for", "address_key", "locked_for", "record_failure", "record_success"]
 
 
 def account_for(username: str) -> User | None:

@@ -208,9 +208,7 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
     @admin.display(description=_("other accounts"))
     def alt_accounts(self, user: User) -> SafeString:
         rows = alts.shared_accounts(user=user)
-        return render_to_string(
-            "admin/moderation/alts.html", {"rows": rows, "days": settings.ADDRESS_HASH_DAYS}
-        )
+        return render_to_string("admin/moderation/alts.html", {"rows": rows, "days": settings.ADDRESS_HASH_DAYS})
 
     moderator_pages = (("note", "note_view"), ("sanction", "sanction_view"))
 

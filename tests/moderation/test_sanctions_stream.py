@@ -85,7 +85,10 @@ def test_a_mute_its_appeal_and_its_lifting_reach_the_players_stream(
         appeal_id = data["appeal"]["id"]
         services.appeal_answer(appeal_id=appeal_id, by=second, lift=False, answer="No.")
         event, data = follower.wait_for(3)[2]
-        assert event == "sanction_appealed" and (data["appeal"]["status"], data["appeal"]["answer"]) == ("upheld", "No.")
+        assert event == "sanction_appealed" and (data["appeal"]["status"], data["appeal"]["answer"]) == (
+            "upheld",
+            "No.",
+        )
 
         services.moderation_player_unmute(player=player, by=moderator, reason="served")
         event, data = follower.wait_for(4)[3]
@@ -100,9 +103,7 @@ def test_a_mute_its_appeal_and_its_lifting_reach_the_players_stream(
 
 @pytest.mark.redis
 @pytest.mark.slow
-def test_a_suspension_is_the_last_frame_before_the_stream_closes(
-    make_player, moderator, tmp_path, redis_url, settings
-):
+def test_a_suspension_is_the_last_frame_before_the_stream_closes(make_player, moderator, tmp_path, redis_url, settings):
     server = WebServer(tmp_path / "web.log", redis_url=redis_url, env=NO_RECHECK)
     try:
         settings.REDIS_URL = redis_url
