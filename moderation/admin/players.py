@@ -197,8 +197,8 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
         # The history first: it is what a moderator opens an account for.
         return [
             (_("Moderation history (newest first)"), {"fields": ("moderation_history",)}),
-            *fieldsets,
             (_("Accounts sharing an address"), {"fields": ("alt_accounts",)}),
+            *fieldsets,
         ]
 
     @admin.display(description=_("history"))
