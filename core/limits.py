@@ -25,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.core.cache import cache
 from django.db import connection
+from django.utils.crypto import salted_hmac
 
 from core import metrics
 from core.cache import count_in
@@ -57,7 +58,9 @@ class Limit:
         now = time.time() if now is None else now
         period = int(now // seconds)
         into = (now - period * seconds) / seconds  # how far into the current window, 0..1
-        counter = f"limit:{self.name}:{key}"
+        # The key (often a client's address) is kept only as a keyed hash, in the
+        # database as in Redis (docs/security.md, "Alt accounts": no address is stored).
+        counter = f"limit:{self.name}:{salted_hmac('core.limits', key, algorithm='sha256').hexdigest()}"
         current, previous = self._count(counter, period, seconds)
         if previous * (1 - into) + current <= allowed:
             return None

@@ -68,6 +68,9 @@ class AccountFeed:
     # every ``min_interval`` seconds - not at every read of every stream.
     notice_key: str | None = None
     min_interval: float = 0.0
+    # Read once more when the stream's credentials fail (a suspension): its changes
+    # are the stream's last frames, so an open client learns why it was closed.
+    farewell: bool = False
 
 
 _FEEDS: dict[str, AccountFeed] = {}
@@ -129,15 +132,18 @@ def snapshot(user: Any) -> tuple[dict[str, list[dict[str, Any]]], FeedState]:
 
 
 def changes(
-    user: Any, state: FeedState, woken_by: frozenset[str] = frozenset()
+    user: Any, state: FeedState, woken_by: frozenset[str] = frozenset(), *, farewell: bool = False
 ) -> list[tuple[str, dict[str, Any], str]]:
     """What changed since the last read (``state`` is updated): (event, data, event
     id) per changed item, in feed order. ``woken_by``: the ``notice_key`` of the
-    notices that woke the stream (a feed with a ``min_interval`` reads then)."""
+    notices that woke the stream (a feed with a ``min_interval`` reads then).
+    ``farewell``: only the feeds marked so (the stream's credentials just failed)."""
     now = timezone.now()
     since = None if state.read_at is None else state.read_at - OVERLAP
     out = []
     for feed in feeds():
+        if farewell and not feed.farewell:
+            continue
         if feed.min_interval:
             last = state.feed_read_at.get(feed.name)
             due = last is None or (now - last).total_seconds() >= feed.min_interval

@@ -197,7 +197,11 @@ async def event_stream(
                 if checking and valid is None and check is not None:  # the read did not go to the database
                     valid = await db_call(check)
                 if checking and not valid:
-                    return  # what the read found is not theirs any more
+                    # What the read found is not theirs any more; only a reader's
+                    # farewell frames come with a failed check (why: a suspension).
+                    if messages:
+                        yield "".join(messages)
+                    return
                 if messages:  # one write for all of them: a socket write costs more than the bytes
                     yield "".join(messages)
                 if state == END:
@@ -337,7 +341,7 @@ class _AccountReader:
         messages = []
         valid, rows = await db_call(self._rows, check)
         if valid is False:
-            return [], END, valid
+            return await self._farewell(), END, valid
         for row in rows:
             before = self.known.get(row["game"])
             if before is not None and before["seq"] == row["seq"]:
@@ -363,6 +367,14 @@ class _AccountReader:
             for event, payload, feed_id in await db_call(account_feeds.changes, self.user, self.feeds, woken_by):
                 messages.append(sse(payload, event=event, event_id=feed_id))
         return messages, WAIT, valid
+
+    async def _farewell(self) -> list[str]:
+        """The credentials failed: the changes of the feeds marked ``farewell`` (the
+        account's own sanctions: a suspension says why the stream closes), nothing else."""
+        if self.feeds is None or not any(feed.farewell for feed in account_feeds.feeds()):
+            return []
+        changed = await db_call(account_feeds.changes, self.user, self.feeds, farewell=True)
+        return [sse(payload, event=event, event_id=feed_id) for event, payload, feed_id in changed]
 
 
 def account_stream(

@@ -9,12 +9,14 @@ class ModerationConfig(AppConfig):
         from chat import guards as chat_guards  # apps ready: the guard reads models
         from live import account_feeds
         from moderation.feeds import WARNING_FEED
+        from moderation.sanction_feed import SANCTION_FEED
         from moderation.selectors import mute_refusal, standing_sanctions
         from players import standing
 
         standing.register(standing_sanctions)  # /me/ and the log-in refusal tell the player their sanctions
 
         account_feeds.register(WARNING_FEED)
+        account_feeds.register(SANCTION_FEED)  # mutes and suspensions, their appeals and ends
         chat_guards.register("muted", mute_refusal)  # a muted account cannot write in the chat
         from django.contrib import admin
 

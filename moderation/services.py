@@ -368,6 +368,7 @@ def _sanction_add(
     now = timezone.now()
     if until is not None and until <= now:
         raise ApiError(gettext("The end of a sanction must be in the future."), code=CoreCode.VALIDATION_ERROR)
+    account_feeds.notify_accounts([player.pk])  # the account stream's sanctions (moderation.sanction_feed)
     return Sanction.objects.create(
         kind=kind, player=player, moderator=by, reason=reason, report=report, starts_at=now, ends_at=until
     )
@@ -378,6 +379,8 @@ def _sanctions_lift(*, player: User, kind: str, by: User | None, now: datetime |
     active = Sanction.objects.select_for_update().filter(player=player, kind=kind, lifted_at__isnull=True)
     ids = sorted(active.values_list("pk", flat=True))
     Sanction.objects.filter(pk__in=ids).update(lifted_at=now or timezone.now(), lifted_by=by)
+    if ids:
+        account_feeds.notify_accounts([player.pk])
     return ids
 
 
@@ -454,6 +457,7 @@ def sanctions_expire(*, now: datetime | None = None) -> list[int]:
                 continue  # lifted meanwhile
             sanction.lifted_at = now
             sanction.save(update_fields=["lifted_at"])
+            account_feeds.notify_accounts([sanction.player_id])
             player = _locked_user(sanction.player_id)
             details = {"sanction": sanction.pk, "automatic": True, "ended_at": now.isoformat()}
             if sanction.kind == SanctionKind.SUSPENSION:
@@ -702,6 +706,7 @@ def appeal_create(*, player: User, sanction_id: int, text: str) -> Appeal:
             raise ModerationError(
                 ModerationCode.APPEAL_EXISTS, gettext("You have appealed against this sanction already.")
             )
+        account_feeds.notify_accounts([player.pk])
         return Appeal.objects.create(sanction=sanction, text=text)
 
 
@@ -735,6 +740,7 @@ def appeal_answer(*, appeal_id: int, by: User, lift: bool, answer: str) -> Appea
         appeal.status = AppealStatus.LIFTED if lift else AppealStatus.UPHELD
         appeal.answer, appeal.answered_by, appeal.answered_at = answer, by, timezone.now()
         appeal.save(update_fields=["status", "answer", "answered_by", "answered_at"])
+        account_feeds.notify_accounts([player.pk])
         _audit(
             by=by,
             action=AuditAction.APPEAL_ANSWER,

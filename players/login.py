@@ -22,7 +22,8 @@ password, and only a right code (not a right password alone) resets the counts.
 
 While a lock holds no password is even checked, so guessing gains nothing. Only
 password log-in is locked: the account's API tokens and sessions go on working.
-The counts live in the database (the account row and ``LoginAddress``), changed
+The counts live in the database (the account row and ``LoginAddress``, which keeps
+a keyed hash of the address, ``players.address_hash``, never the address), changed
 under the account's row lock, so concurrent guesses are each counted.
 
 Used by the token endpoint (``players.services.user_authenticate``) and, through
@@ -31,7 +32,6 @@ Used by the token endpoint (``players.services.user_authenticate``) and, through
 
 from __future__ import annotations
 
-import ipaddress
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -41,27 +41,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from core import metrics
+from players.address_hash import address_hash, address_key
 from players.models import LoginAddress, SecondFactor, User
+
+__all__ = ["account_for", "address_key", "locked_for", "record_failure", "record_success"]
 
 
 def account_for(username: str) -> User | None:
     """The account a log-in with ``username`` would try (usernames ignore case)."""
     return User.objects.filter(username__iexact=username).first()
-
-
-def address_key(address: str | None) -> str:
-    """What the quick lock counts by: an IPv4 address, an IPv6 address's /64 network
-    (one client's, as a rule), or ``""`` when there is no address (a log-in made by
-    the server itself), which is counted as one address."""
-    try:
-        ip = ipaddress.ip_address(address or "")
-    except ValueError:
-        return ""
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
-    return str(ip)
 
 
 def _left(until: datetime | None, now: datetime) -> float:
@@ -71,7 +59,7 @@ def _left(until: datetime | None, now: datetime) -> float:
 def locked_for(account: User, *, address: str | None = None, now: datetime | None = None) -> float:
     """Seconds until a password for ``account`` may be tried from ``address`` (0: now)."""
     now = now or timezone.now()
-    row = LoginAddress.objects.filter(account=account, address=address_key(address)).first()
+    row = LoginAddress.objects.filter(account=account, address=address_hash(address)).first()
     quick = _left(row.locked_until, now) if row is not None else 0.0
     if row is not None and row.known:
         return quick
@@ -99,7 +87,7 @@ def record_failure(account: User, *, address: str | None = None) -> float:
     now = timezone.now()
     with transaction.atomic():
         user = User.objects.select_for_update().only("failed_logins", "login_locked_until").get(pk=account.pk)
-        row, _ = LoginAddress.objects.select_for_update().get_or_create(account=user, address=address_key(address))
+        row, _ = LoginAddress.objects.select_for_update().get_or_create(account=user, address=address_hash(address))
         row.failures += 1
         lock = lock_seconds(row.failures)
         row.locked_until = now + timedelta(seconds=lock) if lock else None
@@ -120,7 +108,7 @@ def record_failure(account: User, *, address: str | None = None) -> float:
 def record_success(account: User, *, address: str | None = None) -> None:
     """A right password from ``address``: its count reset, the address known; the
     account-wide count reset too when the address was not known before."""
-    key = address_key(address)
+    key = address_hash(address)
     row = LoginAddress.objects.filter(account=account, address=key).first()
     if row is None or not row.known or row.failures or row.locked_until:
         LoginAddress.objects.update_or_create(

@@ -80,7 +80,9 @@ class LoginAddress(models.Model):
     ceiling)."""
 
     account = models.ForeignKey(User, on_delete=models.CASCADE, related_name="login_addresses")
-    address = models.CharField(max_length=64)
+    address = models.CharField(
+        max_length=64, help_text="A keyed hash of the address (players.address_hash), never the address."
+    )
     failures = models.PositiveIntegerField(default=0, help_text="Wrong passwords in a row from this address.")
     locked_until = models.DateTimeField(null=True, blank=True)
     known = models.BooleanField(default=False, help_text="A right password came from this address.")
@@ -92,7 +94,7 @@ class LoginAddress(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.account_id} from {self.address}"
+        return f"{self.account_id} from {self.address[:12]}"
 
 
 class SecondFactor(models.Model):
@@ -126,3 +128,24 @@ class RecoveryCode(models.Model):
 
     def __str__(self) -> str:
         return f"recovery code {self.pk} of {self.user_id}"
+
+
+class AddressSighting(models.Model):
+    """An account signed up or logged in from an address (``players.address_hash``):
+    only a keyed hash of the address (HMAC-SHA256, never the address), one row per
+    account and hash, ``seen_at`` the latest time. Moderators see which other accounts
+    share a hash (alt accounts, ``moderation.alts``); rows older than
+    ``ADDRESS_HASH_DAYS`` are purged (``players.address_hashes_purge``)."""
+
+    account = models.ForeignKey(User, on_delete=models.CASCADE, related_name="address_sightings")
+    address_hash = models.CharField(max_length=64, db_index=True)
+    first_seen_at = models.DateTimeField(default=timezone.now)
+    seen_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=("account", "address_hash"), name="players_address_sighting_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.account_id} from {self.address_hash[:12]}"

@@ -22,7 +22,7 @@ from core.humanize import duration
 from core.limits import Limit
 from players import account_data, login, second_factor, standing
 from players.errors import PlayerCode, PlayerError
-from players.models import ApiToken, User
+from players.models import AddressSighting, ApiToken, User
 from players.token_cache import CACHE
 from players.tokens import token_digest, token_generate
 
@@ -289,6 +289,7 @@ def account_delete(*, user: User, password: str, now: datetime | None = None) ->
         locked = User.objects.select_for_update().get(pk=user.pk)
         account_data.erase(locked)
         ApiToken.objects.filter(user=locked).delete()
+        AddressSighting.objects.filter(account=locked).delete()  # its address hashes (alt accounts)
         locked.username = f"{DELETED_PREFIX}{locked.pk}"
         locked.first_name = locked.last_name = locked.email = ""
         locked.set_unusable_password()

@@ -21,7 +21,7 @@ from core.errors import CoreCode
 from core.inputs import validated
 from core.schema import problem_responses
 from core.throttling import AddressRateThrottle
-from players import account_data, second_factor, selectors, services
+from players import account_data, address_hash, second_factor, selectors, services
 from players.authentication import SESSION_DEVICE_KEY, DeviceSessionAuthentication
 from players.errors import PlayerCode, PlayerError
 from players.models import ApiToken, User
@@ -87,6 +87,7 @@ class PlayerCollectionApi(APIView):
     )
     def post(self, request: Request) -> Response:
         user = services.user_register(**validated(PlayerRegisterInput, request.data))
+        address_hash.remember(user, request.META.get("REMOTE_ADDR"))
         return Response(AccountOutput(user).data, status=status.HTTP_201_CREATED)
 
 
@@ -184,6 +185,7 @@ class TokenCollectionApi(GenericAPIView):
                 address=request.META.get("REMOTE_ADDR"),
                 otp=credentials.get("otp"),
             )
+            address_hash.remember(user, request.META.get("REMOTE_ADDR"))
         elif request.user.is_authenticated:
             user = request.user
         else:

@@ -39,6 +39,8 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 | TOKEN_CACHE_SECONDS  | 30 (with Redis; 0: no token cache)    |
 | LOGIN_FREE_FAILURES / LOGIN_LOCK_SECONDS / LOGIN_LOCK_MAX_SECONDS | 5 / 60 / 3600 |
 | LOGIN_ACCOUNT_FREE_FAILURES / LOGIN_ACCOUNT_LOCK_SECONDS | 30 / 300 |
+| ADDRESS_HASH_KEY     | (empty: derived from SECRET_KEY)      |
+| ADDRESS_HASH_DAYS / ADDRESS_HASH_PURGE_SECONDS | 30 / 3600 (alt accounts' address hashes) |
 | SECOND_FACTOR_ISSUER | Chicken Foot (the name authenticator apps show) |
 | PAGE_SIZE            | 50                                    |
 | CHALLENGE_EXPIRES_SECONDS / CHALLENGE_EXPIRY_INTERVAL_SECONDS | 600 / 10 (beat) |

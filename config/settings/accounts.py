@@ -36,3 +36,12 @@ AUTH_PASSWORD_VALIDATORS = [
 # The second factor (players.second_factor, docs/security.md): the issuer name an
 # authenticator app shows beside the account.
 SECOND_FACTOR_ISSUER = env.str("SECOND_FACTOR_ISSUER", default="Chicken Foot")
+
+# Alt accounts (players.address_hash, docs/security.md): sign-ups and log-ins keep a
+# keyed hash (HMAC-SHA256) of the client's address, never the address, for
+# ADDRESS_HASH_DAYS; beat purges older ones every ADDRESS_HASH_PURGE_SECONDS. The key
+# is ADDRESS_HASH_KEY, or derived from SECRET_KEY when that is empty (changing
+# either makes the kept hashes match no new log-in: they age out).
+ADDRESS_HASH_KEY = env.str("ADDRESS_HASH_KEY", default="")
+ADDRESS_HASH_DAYS = env.int("ADDRESS_HASH_DAYS", default=30)
+ADDRESS_HASH_PURGE_SECONDS = env.float("ADDRESS_HASH_PURGE_SECONDS", default=3600.0)

@@ -106,6 +106,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": CHALLENGE_EXPIRY_INTERVAL_SECONDS,
         "options": {"expires": 60},
     },
+    # Address hashes older than ADDRESS_HASH_DAYS go (players.tasks.address_hashes_purge).
+    "purge-address-hashes": {
+        "task": "players.address_hashes_purge",
+        "schedule": env.float("ADDRESS_HASH_PURGE_SECONDS", default=3600.0),
+        "options": {"expires": 600},
+    },
     # Quick play: match waiting seeks, fill or expire those whose wait ran out (matchmaking.tasks).
     "match-seeks": {"task": "matchmaking.match", "schedule": MATCHMAKING_INTERVAL_SECONDS, "options": {"expires": 10}},
 }

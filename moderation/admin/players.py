@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
@@ -28,7 +29,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import ApiError
-from moderation import canned, selectors
+from moderation import alts, canned, selectors
 from moderation import services as moderation
 from moderation.admin import durations
 from moderation.admin.actions import ModerateMixin, ModeratorPagesMixin, error_text, reason_action, render_action_page
@@ -237,7 +238,7 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> tuple[str, ...]:
         fields = tuple(super().get_readonly_fields(request, obj))
-        return fields + MODERATED_FIELDS + ("moderation_history",) if obj is not None else fields
+        return fields + MODERATED_FIELDS + ("moderation_history", "alt_accounts") if obj is not None else fields
 
     def get_fieldsets(self, request: HttpRequest, obj: User | None = None) -> Any:
         fieldsets = list(super().get_fieldsets(request, obj))
@@ -250,11 +251,20 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
                 for name, spec in fieldsets
             ]
         # The history first: it is what a moderator opens an account for.
-        return [(_("Moderation history (newest first)"), {"fields": ("moderation_history",)}), *fieldsets]
+        return [
+            (_("Moderation history (newest first)"), {"fields": ("moderation_history",)}),
+            (_("Accounts sharing an address"), {"fields": ("alt_accounts",)}),
+            *fieldsets,
+        ]
 
     @admin.display(description=_("history"))
     def moderation_history(self, user: User) -> SafeString:
         return render_to_string("admin/moderation/history.html", {"rows": selectors.account_history(user=user)})
+
+    @admin.display(description=_("other accounts"))
+    def alt_accounts(self, user: User) -> SafeString:
+        rows = alts.shared_accounts(user=user)
+        return render_to_string("admin/moderation/alts.html", {"rows": rows, "days": settings.ADDRESS_HASH_DAYS})
 
     moderator_pages = (("note", "note_view"), ("sanction", "sanction_view"), ("lift", "lift_view"))
 

@@ -25,6 +25,7 @@ from rest_framework.test import APIClient
 
 from core.limits import Limit, parse_rate
 from players import login
+from players.address_hash import address_hash
 from players.models import ApiToken, LoginAddress, User
 from tests.api.games_helpers import ok, refused
 from tests.conftest import PASSWORD
@@ -91,7 +92,7 @@ def test_wrong_passwords_lock_password_log_in_but_not_the_accounts_tokens(make_p
     # A session's or the admin's log-in from the same address is locked too (another address is not).
     assert authenticate(None, username="alice", password=PASSWORD, address="127.0.0.1") is None
 
-    here = LoginAddress.objects.filter(account=alice, address="127.0.0.1")
+    here = LoginAddress.objects.filter(account=alice, address=address_hash("127.0.0.1"))
     here.update(locked_until=timezone.now() - timedelta(seconds=1))  # time passes
     refused(login_attempt(api_client, "alice", "still a guess"), 401, "invalid_credentials")
     row = here.get()

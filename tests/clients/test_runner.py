@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from chickenfoot_bot import Client, GameState, Move, Runner
+from chickenfoot_bot.sse import SseEvent
 
 from tests.clients.fake_server import FakeServer, Reply, Stream
 
@@ -142,3 +143,21 @@ def test_without_accept_challenges_no_challenge_is_answered(fake):
     runner = runner_of(fake, lambda state: state.legal_moves[0], [], games=1)
     assert list(runner.run()) == [1]
     assert [seen for seen in fake.seen if seen.method == "POST"] == []
+
+
+def test_a_sanction_on_the_stream_is_logged_with_its_reason_and_end(fake, caplog):
+    mute = {
+        "id": 3,
+        "kind": "mute",
+        "reason": "Spam in the chat.",
+        "starts_at": "2026-12-06T10:00:00Z",
+        "ends_at": "2026-12-07T10:00:00Z",
+        "lifted_at": None,
+        "appeal": None,
+    }
+    runner = runner_of(fake, lambda state: state.legal_moves[0], [])
+    with caplog.at_level("WARNING", logger="chickenfoot_bot"):
+        runner.on_event(SseEvent("snapshot", json.dumps({"games": [], "sanctions": [mute]})))
+        runner.on_event(SseEvent("sanction_lifted", json.dumps({**mute, "lifted_at": "2026-12-06T11:00:00Z"}), "s"))
+    assert "mute (2026-12-07T10:00:00Z): Spam in the chat." in caplog.text
+    assert "the mute (Spam in the chat.) was lifted" in caplog.text

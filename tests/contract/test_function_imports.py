@@ -59,6 +59,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("ratings/apps.py", "RatingsConfig.ready", "ratings.receivers"): "connects to games.signals.match_finished",
     ("moderation/apps.py", "ModerationConfig.ready", "live.account_feeds"): "registers the warnings' feed on ready",
     ("moderation/apps.py", "ModerationConfig.ready", "moderation.feeds"): "the feed reads models: apps ready",
+    ("moderation/apps.py", "ModerationConfig.ready", "moderation.sanction_feed"): "it reads models: apps ready",
     ("moderation/apps.py", "ModerationConfig.ready", "chat.guards"): "registers the mute check as a chat guard",
     ("moderation/apps.py", "ModerationConfig.ready", "moderation.selectors"): "the guard reads models: apps ready",
     ("moderation/apps.py", "ModerationConfig.ready", "players.standing"): "tells the player their sanctions",

@@ -14,6 +14,10 @@ With ``accept_challenges``, it also accepts every challenge the account is
 invited to (``POST /challenges/{id}/accept/``): those waiting in the snapshot's
 ``challenges`` and each ``challenge_received``; the table that starts when
 everyone has accepted then arrives as ``game_started`` like any other.
+
+A mute or a suspension of the account (``sanction_imposed``, ``sanction_appealed``,
+``sanction_lifted``, and those in force in the snapshot's ``sanctions``) is logged
+as a warning with its reason and end.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ log = logging.getLogger("chickenfoot_bot")
 
 Choose = Callable[[GameState], "Move | dict[str, Any]"]
 OVER = ("finished", "aborted")
+#: The account's mutes and suspensions on its stream (``Sanction``): imposed, appealed, lifted.
+SANCTION_EVENTS = ("sanction_imposed", "sanction_appealed", "sanction_lifted")
 
 
 class Runner:
@@ -132,12 +138,28 @@ class Runner:
                 self.on_row(row)
             for challenge in data.get("challenges", []):
                 self.on_challenge(challenge)
+            for sanction in data.get("sanctions", []):
+                self.on_sanction("sanction_imposed", sanction)
+        elif event.event in SANCTION_EVENTS:
+            self.on_sanction(event.event, data)
         elif event.event == "challenge_received":
             self.on_challenge(data)
         elif event.event in ("your_turn", "game_started"):
             self.on_row(data)
         elif event.event == "game_over":
             self.game_over(data["game"], data)
+
+    def on_sanction(self, event: str, sanction: dict[str, Any]) -> None:
+        """A mute or a suspension of the account (a ``Sanction``): logged for the author to read
+        (a suspension also closes the stream; its log-in refusal then says the same)."""
+        until = sanction.get("ends_at") or "until lifted"
+        if event == "sanction_lifted":
+            log.warning("the %s (%s) was lifted", sanction["kind"], sanction["reason"])
+        elif event == "sanction_appealed" and sanction.get("appeal"):
+            appeal = sanction["appeal"]
+            log.warning("appeal against the %s: %s %s", sanction["kind"], appeal["status"], appeal.get("answer", ""))
+        else:
+            log.warning("a moderator imposed a %s (%s): %s", sanction["kind"], until, sanction["reason"])
 
     def on_row(self, row: dict[str, Any]) -> None:
         """One of the account's games (an ``AccountGame``): play it if it is our turn there."""

@@ -58,7 +58,9 @@ class Snapshot:
 @dataclass(frozen=True)
 class Update:
     """A frame with an id: one event of the game's log (``Event``, ``id`` its seq), or a change of one
-    of your games, challenges, seeks, tables or warnings on the account stream."""
+    of your games, challenges, seeks, tables, warnings or sanctions on the account stream (a
+    ``Sanction`` for ``sanction_imposed``, ``sanction_appealed``, ``sanction_lifted``: its reason,
+    its end, the appeal)."""
 
     event: str
     id: str

@@ -133,7 +133,7 @@ const ACCOUNT_UPDATES = { your_turn: true, game_started: true, game_over: true }
   AccountUpdateName,
   true
 >;
-/** The apps' feeds on the account stream (seeks, challenges, warnings): every name, exactly. */
+/** The apps' feeds on the account stream (seeks, challenges, warnings, sanctions): every name, exactly. */
 type FeedUpdateName = Exclude<AccountStreamFrame["event"], "snapshot" | AccountUpdateName>;
 const FEED_UPDATES = {
   challenge_received: true,
@@ -149,6 +149,9 @@ const FEED_UPDATES = {
   seek_cancelled: true,
   warning_issued: true,
   warning_acknowledged: true,
+  sanction_imposed: true,
+  sanction_appealed: true,
+  sanction_lifted: true,
   table_open: true,
   table_closed: true,
   analysis_progress: true,
@@ -157,6 +160,7 @@ type FeedItem =
   | { kind: "challenge"; event: FeedUpdateName; id: string; challenge: Schemas["Challenge"] }
   | { kind: "seek"; event: FeedUpdateName; id: string; seek: Schemas["Seek"] }
   | { kind: "warning"; event: FeedUpdateName; id: string; warning: Schemas["Warning"] }
+  | { kind: "sanction"; event: FeedUpdateName; id: string; sanction: Schemas["Sanction"] }
   | { kind: "table"; event: FeedUpdateName; id: string; table: Schemas["GameSummary"] }
   | { kind: "analysis"; event: FeedUpdateName; id: string; analysis: Schemas["Analysis"] };
 
@@ -230,6 +234,10 @@ function accountItem(frame: AccountStreamMessage): AccountStreamItem | undefined
     case "warning_issued":
     case "warning_acknowledged":
       return { kind: "warning", event: frame.event, id: frame.id, warning: frame.data };
+    case "sanction_imposed":
+    case "sanction_appealed":
+    case "sanction_lifted":
+      return { kind: "sanction", event: frame.event, id: frame.id, sanction: frame.data };
     case "analysis_progress":
       return { kind: "analysis", event: frame.event, id: frame.id, analysis: frame.data };
     default: {
@@ -533,6 +541,7 @@ function checkAccountStream(played: GameStreamResult): string {
       item.kind === "challenge" ||
       item.kind === "seek" ||
       item.kind === "warning" ||
+      item.kind === "sanction" ||
       item.kind === "table" ||
       item.kind === "analysis"
     ) {

@@ -370,7 +370,7 @@ export function renderAccount(root) {
   window.addEventListener("cf:session", onSession);
   const stream = openStream("/api/v1/me/stream/", {
     onFrame(type) {
-      if (type === "warning_issued" || type === "warning_acknowledged") standing.refresh();
+      if (type === "warning_issued" || type === "warning_acknowledged" || type.startsWith("sanction_")) standing.refresh();
     },
     onStatus(state) {
       // The server closes an account's streams when its credentials change: check them now

@@ -12,6 +12,7 @@
 // Problems (wrong password, name taken, weak password ...) show in #alerts (role=alert).
 
 import * as api from "./api.js";
+import { suspensionPanel } from "./sanctions.js";
 import { gettext, interpolate } from "./i18n.js";
 import { busy, clearErrors, h, navigate, notify, replaceChildren, setTitle, showError } from "./ui.js";
 
@@ -81,6 +82,7 @@ export function renderLogin(root, { next = null } = {}) {
       h("a", { href: `/register/${next ? `?next=${encodeURIComponent(target)}` : ""}`, "data-link": "" }, gettext("Register")),
     ),
   );
+  let suspension = null; // the panel of a suspended account's refusal
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     clearErrors();
@@ -97,6 +99,13 @@ export function renderLogin(root, { next = null } = {}) {
         return await api.login(username, password, form.elements.remember.checked, otp);
       } catch (error) {
         if (error.code === "otp_required" || error.code === "otp_invalid") otpField.hidden = false;
+        if (error.code === "suspended") {
+          // The right password of a suspended account: why, until when, and an appeal form.
+          const panel = suspensionPanel(error.problem);
+          if (suspension) suspension.replaceWith(panel);
+          else form.after(panel);
+          suspension = panel;
+        }
         throw error;
       }
     });

@@ -75,6 +75,8 @@ export const OPERATIONS = [
   ["GET", "/api/v1/me/warnings/"],
   ["POST", "/api/v1/me/warnings/{warning_id}/acknowledge/"],
   ["GET", "/api/v1/me/sanctions/"],
+  ["POST", "/api/v1/me/sanctions/{sanction_id}/appeal/"],
+  ["POST", "/api/v1/appeals/"],
   ["GET", "/api/v1/tokens/"],
   ["POST", "/api/v1/me/password/"],
   ["POST", "/api/v1/me/delete/"],
@@ -596,6 +598,17 @@ export function acknowledgeWarning(warningId) {
 /** GET /me/sanctions/: a page of my mutes and suspensions, newest first. */
 export function listSanctions(params = {}) {
   return call("GET", `${API_ROOT}/me/sanctions/${query(params)}`);
+}
+
+/** POST /me/sanctions/{id}/appeal/ {text}: the Appeal made (one per sanction in force). */
+export function appealSanction(sanctionId, text) {
+  return call("POST", `${API_ROOT}/me/sanctions/${encodeURIComponent(sanctionId)}/appeal/`, { body: { text } });
+}
+
+/** POST /appeals/ {appeal_token, text}: a suspended account's appeal, with the token of its
+ * log-in refusal (no session). The Appeal made. */
+export function appealWithToken(appealToken, text) {
+  return call("POST", `${API_ROOT}/appeals/`, { body: { appeal_token: appealToken, text }, auth: false });
 }
 
 // --- your account (webtalk) ------------------------------------------------------------

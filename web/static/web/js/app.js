@@ -24,6 +24,7 @@
 import { renderLogin, renderRegister, renderAccountNav } from "./accounts.js";
 import { startAccountStream } from "./accountstream.js";
 import { startChallengeNotices } from "./challenges.js";
+import { startSanctionNotices } from "./sanctions.js";
 import { gettext } from "./i18n.js";
 import { renderLadder } from "./ladder.js";
 import { renderLeaderboard } from "./leaderboard.js";
@@ -152,4 +153,5 @@ window.addEventListener("storage", (event) => {
 
 startAccountStream();
 startChallengeNotices();
+startSanctionNotices();
 draw();

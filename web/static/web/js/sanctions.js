@@ -1,15 +1,21 @@
 // The player's standing with the moderators: warnings (acknowledged from here) and
-// sanctions (mutes, suspensions) with their reason and end. Drawn on "Your account".
+// sanctions (mutes, suspensions) with their reason and end, and an appeal form for each
+// sanction in force (one appeal per sanction; its answer when given). Drawn on "Your account".
 //
 //   const standing = mountStanding();  standing.element; standing.refresh()
+//   startSanctionNotices()          app.js: a notice on every page for sanction_* frames
+//   suspensionPanel(problem)        the log-in form's answer to a `suspended` refusal:
+//                                   the reason, the end and an appeal form (its appeal_token)
 //
 // Test hooks (data-testid): standing, warning-list > li[data-warning] (data-acknowledged),
 // warning-ack (button "I have read this"), sanction-list > li[data-sanction]
-// (data-kind, data-in-force), standing-empty.
+// (data-kind, data-in-force), standing-empty, appeal-form (textarea appeal-text, button
+// appeal-submit), appeal (data-status; appeal-answer), suspension (on the log-in page).
 
+import { onAccountFrame } from "./accountstream.js";
 import * as api from "./api.js";
 import { formatDateTime, gettext, interpolate } from "./i18n.js";
-import { h, replaceChildren, showError } from "./ui.js";
+import { busy, h, notify, replaceChildren, showError } from "./ui.js";
 
 function inForce(sanction, now = Date.now()) {
   return !sanction.lifted_at && (!sanction.ends_at || Date.parse(sanction.ends_at) > now);
@@ -23,6 +29,105 @@ function sanctionEnd(sanction) {
   if (sanction.lifted_at) return interpolate(gettext("ended %(when)s"), { when: formatDateTime(sanction.lifted_at) });
   if (!sanction.ends_at) return gettext("until a moderator lifts it");
   return interpolate(gettext("until %(when)s"), { when: formatDateTime(sanction.ends_at) });
+}
+
+function appealStatusText(status) {
+  if (status === "upheld") return gettext("Your appeal was answered: the sanction stays.");
+  if (status === "lifted") return gettext("Your appeal was answered: the sanction was lifted.");
+  return gettext("Your appeal was sent: a moderator who did not impose the sanction will answer it.");
+}
+
+/** An appeal as the player sees it: its text, its status, the answer when given. */
+function appealView(appeal) {
+  return h(
+    "div",
+    { class: "appeal", "data-testid": "appeal", "data-status": appeal.status },
+    h("p", { class: "muted" }, appealStatusText(appeal.status)),
+    h("p", { class: "standing-text" }, interpolate(gettext("You wrote: %(text)s"), { text: appeal.text })),
+    appeal.answer
+      ? h("p", { class: "standing-text", "data-testid": "appeal-answer" }, interpolate(gettext("The moderator's answer: %(answer)s"), { answer: appeal.answer }))
+      : null,
+  );
+}
+
+/** A form that appeals against one sanction: `send(text)` makes the appeal; `done(appeal)` follows. */
+function appealForm(idPrefix, send, done) {
+  const text = h("textarea", { id: `${idPrefix}-text`, name: "text", rows: "3", maxlength: "2000", required: true, "data-testid": "appeal-text" });
+  const form = h(
+    "form",
+    { class: "appeal-form", "data-testid": "appeal-form", novalidate: true },
+    h("label", { for: `${idPrefix}-text` }, gettext("Why should it be lifted? (for the moderators)")),
+    text,
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "ghost", "data-testid": "appeal-submit" }, gettext("Appeal"))),
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const written = text.value.trim();
+    if (!written) {
+      showError(gettext("Write why the sanction should be lifted."));
+      text.focus();
+      return;
+    }
+    const appeal = await busy(form, () => send(written));
+    if (appeal) {
+      notify(gettext("Your appeal was sent."));
+      done(appeal);
+    }
+  });
+  return form;
+}
+
+/** What a sanction frame tells the player, as a notice (null: nothing to say). */
+function sanctionNotice(type, sanction) {
+  const reason = sanction.reason;
+  if (type === "sanction_imposed") {
+    const end = sanction.ends_at ? formatDateTime(sanction.ends_at) : null;
+    if (sanction.kind === "suspension") {
+      return end
+        ? interpolate(gettext("A moderator suspended your account until %(when)s: %(reason)s"), { when: end, reason })
+        : interpolate(gettext("A moderator suspended your account until they lift it: %(reason)s"), { reason });
+    }
+    return end
+      ? interpolate(gettext("A moderator muted you until %(when)s: %(reason)s"), { when: end, reason })
+      : interpolate(gettext("A moderator muted you until they lift it: %(reason)s"), { reason });
+  }
+  if (type === "sanction_lifted") {
+    return sanction.kind === "suspension" ? gettext("Your suspension has ended.") : gettext("Your mute has ended: you can write in the chat again.");
+  }
+  if (type === "sanction_appealed" && sanction.appeal && sanction.appeal.status !== "open") {
+    return appealStatusText(sanction.appeal.status);
+  }
+  return null;
+}
+
+/** A notice on every page when a sanction is imposed, lifted, or its appeal answered. */
+export function startSanctionNotices() {
+  onAccountFrame((type, data) => {
+    if (!type.startsWith("sanction_")) return;
+    const text = sanctionNotice(type, data);
+    if (text) notify(text);
+    window.dispatchEvent(new CustomEvent("cf:sanction", { detail: { type, sanction: data } }));
+  });
+}
+
+/** The log-in form's answer to a `suspended` refusal (its problem: reason, until,
+ * sanction, appeal_token): why, until when, and an appeal form. */
+export function suspensionPanel(problem) {
+  const end = problem.until
+    ? interpolate(gettext("Your account is suspended until %(when)s."), { when: formatDateTime(problem.until) })
+    : gettext("Your account is suspended until a moderator lifts it.");
+  const panel = h(
+    "section",
+    { class: "panel standing", "data-testid": "suspension", role: "status", "aria-labelledby": "suspension-heading" },
+    h("h2", { id: "suspension-heading" }, gettext("Suspended")),
+    h("p", { class: "standing-end" }, end),
+    h("p", { class: "standing-text" }, interpolate(gettext("Reason: %(reason)s"), { reason: problem.reason || "" })),
+  );
+  if (problem.appeal_token) {
+    const form = appealForm("suspension-appeal", (text) => api.appealWithToken(problem.appeal_token, text), (appeal) => form.replaceWith(appealView(appeal)));
+    panel.append(form);
+  }
+  return panel;
 }
 
 export function mountStanding() {
@@ -64,7 +169,7 @@ export function mountStanding() {
 
   function sanctionItem(sanction) {
     const active = inForce(sanction);
-    return h(
+    const item = h(
       "li",
       { class: `standing-item${active ? " is-active" : ""}`, "data-sanction": sanction.id, "data-kind": sanction.kind, "data-in-force": String(active) },
       h("strong", {}, kindWord(sanction.kind)),
@@ -72,6 +177,13 @@ export function mountStanding() {
       h("span", { class: "standing-end" }, sanctionEnd(sanction)),
       h("p", { class: "standing-text" }, interpolate(gettext("Reason: %(reason)s"), { reason: sanction.reason })),
     );
+    if (sanction.appeal) {
+      item.append(appealView(sanction.appeal));
+    } else if (active) {
+      const form = appealForm(`appeal-${sanction.id}`, (text) => api.appealSanction(sanction.id, text), (appeal) => form.replaceWith(appealView(appeal)));
+      item.append(form);
+    }
+    return item;
   }
 
   async function refresh() {
