@@ -30,7 +30,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import ApiError
-from moderation import selectors
+from moderation import chat_cleanup, selectors
 from moderation import services as moderation
 from moderation.admin.actions import ModerateMixin, ModeratorPagesMixin, error_text, reason_action, render_action_page
 from moderation.second_factor import moderation_second_factor_reset
@@ -134,6 +134,21 @@ class SanctionForm(forms.Form):
         max_length=500,
         label=_("Reason"),
         help_text=_("Kept in the audit trail; a warning's text is what the player reads."),
+    )
+    # The chat's clean-up with a suspension (moderation.chat_cleanup).
+    remove_messages = forms.TypedChoiceField(
+        label=_("Also remove their recent chat messages"),
+        coerce=int,
+        choices=[
+            (0, _("no")),
+            (1, _("of the last hour")),
+            (24, _("of the last 24 hours")),
+            (168, _("of the last 7 days")),
+        ],
+        initial=0,
+        required=False,
+        empty_value=0,
+        help_text=_("For a suspension: readers see them removed at once; each can be restored."),
     )
 
 
@@ -253,8 +268,12 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
                     )
                     done = gettext("%(name)s muted.")
                 elif data["measure"] == "suspend":
-                    moderation.moderation_player_suspend(
-                        player=user, by=by, reason=data["reason"], until=_until(data["period"])
+                    chat_cleanup.suspend_and_clean(
+                        player=user,
+                        by=by,
+                        reason=data["reason"],
+                        until=_until(data["period"]),
+                        remove_hours=data.get("remove_messages") or 0,
                     )
                     done = gettext("%(name)s suspended.")
                 else:
