@@ -28,7 +28,7 @@ from django.utils.translation import gettext_lazy as _
 
 from chat.filters import link_hosts
 from chat.models import ChatFilterRule, ChatMessage, ChatShadowMute, HeldChatMessage, MessageState
-from core.errors import ApiError
+from core.errors import ApiError, CoreCode
 from moderation import chat_cleanup
 from moderation import services as moderation
 from moderation.admin.actions import ModerateMixin, can_moderate, error_text, reason_action, render_action_page
@@ -173,12 +173,14 @@ class ChatMessageAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
                 selected_action=("remove_authors_messages", ids),
             )
         data = form.cleaned_data
-        if data["scope"] == "game":
-            targets = sorted({(m.author_id, m.game_id) for m in queryset})
-        else:
-            targets = sorted({(m.author_id, None) for m in queryset})
+        rows = list(queryset.select_related("author"))
+        authors = {m.author_id: m.author for m in rows}
+        in_game = data["scope"] == "game"
+        targets: list[tuple[int, int | None]] = sorted(
+            {(m.author_id, m.game_id if in_game else None) for m in rows}, key=lambda t: (t[0], t[1] or 0)
+        )
         for author_id, game_id in targets:
-            author = type(by).objects.get(pk=author_id)
+            author = authors[author_id]
             try:
                 removed = chat_cleanup.chat_remove_by_author(
                     author=author,
@@ -213,7 +215,7 @@ class ChatMessageAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
 
         def perform(message: ChatMessage, reason: str) -> str:
             if message.removed_at is None:
-                raise ApiError(gettext("It is not removed."), code="validation_error")
+                raise ApiError(gettext("It is not removed."), code=CoreCode.VALIDATION_ERROR)
             chat_cleanup.chat_restore(message_id=message.pk, by=by, reason=reason)
             return gettext("restored")
 
@@ -347,6 +349,7 @@ class ChatFilterRuleAdmin(ModerateMixin, admin.ModelAdmin):
     list_filter = ("kind", "action", "active")
     search_fields = ("pattern",)
     list_editable = ("action", "active")
+    actions = None  # deleting is one rule at a time, from its page
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return bool(request.user.has_perm("chat.view_chatmessage"))

@@ -147,7 +147,6 @@ class SanctionForm(forms.Form):
         ],
         initial=0,
         required=False,
-        empty_value=0,
         help_text=_("For a suspension: readers see them removed at once; each can be restored."),
     )
 
