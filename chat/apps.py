@@ -11,5 +11,4 @@ class ChatConfig(AppConfig):
             account_data,  # its part of the account's data (players.account_data)
             errors,
             feed,
-            filters,  # its rules' cache is told of their changes (signals)
         )

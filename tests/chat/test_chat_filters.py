@@ -84,8 +84,7 @@ def test_a_held_message_awaits_review_and_nobody_reads_it_until_a_moderator_appr
         assert texts(client, game, "players") == ["sorry"]
     assert frames(feed.chat_items(game, table.users[1], reader_state)) == [("chat_message", "sorry")]
     assert frames(feed.chat_items(game, table.users[0], author_state)) == [("chat_message", "sorry")]
-    _, reporter = people.player()
-    # nobody can reach it by its id (a report on it), seated or not
+    # nobody can reach it by its id (a report on it from the other seated player)
     refused(
         table.clients[1].post("/api/v1/reports/", {"message": held.pk, "reason": "abuse"}, format="json"),
         404,

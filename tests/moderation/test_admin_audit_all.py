@@ -25,7 +25,7 @@ from django.urls import reverse
 
 from challenges import services as challenge_services
 from chat import services as chat_services
-from chat.models import ChatFilterRule, MessageState
+from chat.models import ChatFilterRule, ChatMessage, MessageState
 from games.models import Game
 from ladder import services as ladder_services
 from matchmaking import services as seek_services
@@ -103,7 +103,7 @@ class Rows:
 
     def chat_heldchatmessage(self, action: str) -> Model:
         message = self.chat_chatmessage("")
-        type(message).objects.filter(pk=message.pk).update(state=MessageState.HELD, held_reason="word 'hello'")
+        ChatMessage.objects.filter(pk=message.pk).update(state=MessageState.HELD, held_reason="word 'hello'")
         return message
 
     def chat_chatfilterrule(self, action: str) -> Model:

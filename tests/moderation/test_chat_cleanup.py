@@ -92,7 +92,7 @@ def test_remove_all_of_an_accounts_messages_in_this_game_then_restore_one(
 ) -> None:
     table, other_table = make_table(), make_table()
     game = table.game_id
-    spammer, spammer_client = people.player()
+    spammer, _ = people.player()
     bystander, _ = people.player()
     ads = [post(game, spammer, f"buy chips {n}", "spectators") for n in range(3)]
     kept = post(game, bystander, "good game", "spectators")
