@@ -37,9 +37,20 @@ class ChatMessage(models.Model):
     removed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    state = models.CharField(max_length=16, choices=MessageState.choices, default=MessageState.SHOWN, db_index=True)
+    # db_default too: rows written by COPY (tools/seed_site.py) or raw SQL are shown.
+    state = models.CharField(
+        max_length=16,
+        choices=MessageState.choices,
+        default=MessageState.SHOWN,
+        db_default=MessageState.SHOWN,
+        db_index=True,
+    )
     held_reason = models.CharField(
-        max_length=200, blank=True, help_text="Why the filter held it, or why it was shadow-muted (moderators only)."
+        max_length=200,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="Why the filter held it, or why it was shadow-muted (moderators only)."
     )
     shown_at = models.DateTimeField(
         null=True,
