@@ -50,7 +50,7 @@ class ChatMessage(models.Model):
         blank=True,
         default="",
         db_default="",
-        help_text="Why the filter held it, or why it was shadow-muted (moderators only)."
+        help_text="Why the filter held it, or why it was shadow-muted (moderators only).",
     )
     shown_at = models.DateTimeField(
         null=True,

@@ -17,7 +17,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from chat import services as chat_services
-from chat.models import ChatMessage, ChatShadowMute, MessageState
+from chat.models import ChatMessage, ChatShadowMute
 from moderation.models import AuditAction, Report
 from moderation.services import _audit, _require_moderator, _require_reason, moderation_player_suspend
 from players.models import User
@@ -147,8 +147,3 @@ def suspend_and_clean(
         games = moderation_player_suspend(player=player, by=by, reason=reason, until=until, report=report)
         removed = chat_remove_by_author(author=player, by=by, reason=reason, hours=remove_hours) if remove_hours else []
     return {"games": games, "messages_removed": removed}
-
-
-def held_count() -> int:
-    """How many messages await review (the queue's count)."""
-    return ChatMessage.objects.filter(state=MessageState.HELD).count()
