@@ -15,6 +15,8 @@ from games.errors import GameCode
 class ChatCode(StrEnum):
     CHAT_CHANNEL_CLOSED = "chat_channel_closed"
     CHAT_CLOSED = "chat_closed"
+    CHAT_BLOCKED = "chat_blocked"
+    CHAT_LINKS_LIMITED = "chat_links_limited"
 
 
 CHAT_CODES: dict[str, tuple[int, StrOrPromise]] = {
@@ -23,6 +25,17 @@ CHAT_CODES: dict[str, tuple[int, StrOrPromise]] = {
         _("Players seated at the game neither read nor write the spectators' channel (no kibitzing)."),
     ),
     ChatCode.CHAT_CLOSED: (409, _("The game ended a while ago: its chat can still be read, no longer written.")),
+    ChatCode.CHAT_BLOCKED: (
+        422,
+        _("The message has a word or a link the table chat does not allow: it was not posted. Write it otherwise."),
+    ),
+    ChatCode.CHAT_LINKS_LIMITED: (
+        403,
+        _(
+            "A new account may post only `allowed` links in the chat in its first `hours` hours: "
+            "the message was not posted. Write it without the link."
+        ),
+    ),
 }
 
 register_enum(ChatCode, CHAT_CODES)

@@ -24,6 +24,7 @@ class ChatFeedState:
     after: int  # the last message id sent (or there when the stream opened)
     read_at: datetime
     removed: set[int] = field(default_factory=set)  # removals sent
+    shown: set[int] = field(default_factory=set)  # restored or approved messages sent (ids up to ``after``)
 
 
 def chat_start(game_id: int, viewer: Any) -> ChatFeedState:
@@ -36,10 +37,15 @@ def chat_items(game_id: int, viewer: Any, state: ChatFeedState) -> list[tuple[st
     sent_upto = state.after
     page = selectors.feed_page(game_id=game_id, user=viewer, after=sent_upto, removed_since=state.read_at - OVERLAP)
     for message in page:
-        if message.pk <= sent_upto:  # sent before (or there when the stream opened), removed since
-            if message.pk not in state.removed:
+        if message.pk <= sent_upto:  # there before: removed, restored or approved since
+            if message.removed and message.pk not in state.removed:
                 state.removed.add(message.pk)
+                state.shown.discard(message.pk)
                 out.append(("chat_message_removed", dict(ChatMessageOutput(selectors.message_output(message)).data)))
+            elif not message.removed and message.pk not in state.shown:
+                state.shown.add(message.pk)
+                state.removed.discard(message.pk)
+                out.append(("chat_message", dict(ChatMessageOutput(selectors.message_output(message)).data)))
             continue
         out.append(("chat_message", dict(ChatMessageOutput(selectors.message_output(message)).data)))
         state.after = message.pk
@@ -58,7 +64,8 @@ game_feeds.register(
         component="ChatMessage",
         events={
             "chat_message": "a new message in your channel of the table chat (seated players: `players`; "
-            "anyone else: `spectators`).",
+            "anyone else: `spectators`), or an older one a moderator restored or approved (put it in its place "
+            "by `id`).",
             "chat_message_removed": "a moderator removed a message of your channel: show `text` instead.",
         },
     )

@@ -7,10 +7,11 @@ from functools import cache
 from typing import Any
 
 from django.db import connection
+from django.db.models import Q
 from django.utils.translation import gettext
 
 from chat.errors import ChatCode, ChatError
-from chat.models import REMOVED_TEXT, ChatChannel, ChatMessage
+from chat.models import REMOVED_TEXT, ChatChannel, ChatMessage, MessageState
 from core.errors import CoreCode
 from games.errors import GameCode
 from games.models import Game, Seat
@@ -50,12 +51,22 @@ def channel_check(*, game_id: int, user: Any, channel: str) -> None:
     )
 
 
+def readable_by(user: Any) -> Q:
+    """The messages ``user`` (None: anonymous) may read besides their channel's rule:
+    the shown ones, and their own shadow-muted ones (which they believe posted).
+    Held and rejected messages reach no reader but the moderators (the admin)."""
+    mine = Q()
+    if user is not None and user.is_authenticated:
+        mine = Q(state=MessageState.SHADOW, author_id=user.pk)
+    return Q(state=MessageState.SHOWN) | mine if mine else Q(state=MessageState.SHOWN)
+
+
 def message_list(*, game_id: int, user: Any, channel: str, after: int | None, limit: int) -> dict[str, Any]:
     """The messages of the game's ``channel`` that ``user`` may read, oldest first:
     the first ``limit`` after id ``after``, or (no ``after``) the last ``limit``."""
     game_chat_state(game_id=game_id)
     channel_check(game_id=game_id, user=user, channel=channel)
-    rows = ChatMessage.objects.filter(game_id=game_id, channel=channel).select_related("author")
+    rows = ChatMessage.objects.filter(readable_by(user), game_id=game_id, channel=channel).select_related("author")
     if after is not None:
         page = list(rows.filter(id__gt=after).order_by("id")[: limit + 1])
         has_more = len(page) > limit
@@ -67,7 +78,7 @@ def message_list(*, game_id: int, user: Any, channel: str, after: int | None, li
 
 def message_get(*, message_id: int, user: Any) -> ChatMessage:
     """A message ``user`` may read (its channel is theirs); else ``not_found``."""
-    message = ChatMessage.objects.select_related("author").filter(pk=message_id).first()
+    message = ChatMessage.objects.select_related("author").filter(readable_by(user), pk=message_id).first()
     if message is None or channel_of(game_id=message.game_id, user=user) != message.channel:
         raise ChatError(
             CoreCode.NOT_FOUND,
@@ -88,8 +99,9 @@ def messages_around(*, message: ChatMessage, each_side: int = 10) -> list[ChatMe
 
 def feed_page(*, game_id: int, user: Any, after: int, removed_since: datetime) -> list[ChatMessage]:
     """What a stream's chat feed sends ``user`` (None: anonymous) of the channel
-    that is theirs (``channel_of``), in one statement: the messages up to id
-    ``after`` removed at ``removed_since`` or later, then the messages after
+    that is theirs (``channel_of``) and the messages they may read (``readable_by``),
+    in one statement: the messages up to id ``after`` removed, restored or approved
+    at ``removed_since`` or later, then the messages after
     ``after`` (at most ``PAGE_MAX`` rows in all, oldest first), each with its
     author's username loaded.
 
@@ -98,7 +110,21 @@ def feed_page(*, game_id: int, user: Any, after: int, removed_since: datetime) -
     at several times the CPU (docs/performance.md)."""
     viewer = user.pk if user is not None and user.is_authenticated else None
     since = connection.ops.adapt_datetimefield_value(removed_since)
-    params = [game_id, game_id, viewer, ChatChannel.PLAYERS, ChatChannel.SPECTATORS, after, after, since, PAGE_MAX]
+    params = [
+        game_id,
+        game_id,
+        viewer,
+        ChatChannel.PLAYERS,
+        ChatChannel.SPECTATORS,
+        MessageState.SHOWN,
+        MessageState.SHADOW,
+        viewer,
+        after,
+        after,
+        since,
+        since,
+        PAGE_MAX,
+    ]
     messages = list(ChatMessage.objects.raw(_feed_sql(), params))  # raw(): the backend's converters still apply
     for message in messages:
         username = message.username  # type: ignore[attr-defined] # the statement's extra column
@@ -116,9 +142,11 @@ def _feed_sql() -> str:
     seated = f"EXISTS (SELECT 1 FROM {quote(seat)} s WHERE s.game_id = %s AND s.player_id = %s)"
     return (
         "SELECT m.id, m.game_id, m.channel, m.author_id, m.text, m.created_at, m.removed_at, m.removed_by_id, "
-        f"u.username FROM {quote(message)} m JOIN {quote(user)} u ON u.id = m.author_id "
+        f"m.state, m.shown_at, u.username FROM {quote(message)} m JOIN {quote(user)} u ON u.id = m.author_id "
         f"WHERE m.game_id = %s AND m.channel = CASE WHEN {seated} THEN %s ELSE %s END "
-        "AND (m.id > %s OR (m.id <= %s AND m.removed_at >= %s)) ORDER BY m.id LIMIT %s"
+        # Shown messages, and the viewer's own shadow-muted ones (an anonymous viewer, NULL, has none).
+        "AND (m.state = %s OR (m.state = %s AND m.author_id = %s)) "
+        "AND (m.id > %s OR (m.id <= %s AND (m.removed_at >= %s OR m.shown_at >= %s))) ORDER BY m.id LIMIT %s"
     )
 
 

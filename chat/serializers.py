@@ -18,6 +18,11 @@ class ChatMessageOutput(serializers.Serializer):
     removed = serializers.BooleanField(help_text="A moderator removed the message.")
 
 
+class ChatHeldOutput(serializers.Serializer):
+    held = serializers.BooleanField(help_text="Always true: the message awaits a moderator's review.")
+    detail = serializers.CharField(help_text="What to tell the author, in their language.")
+
+
 class ChatPageOutput(serializers.Serializer):
     messages = ChatMessageOutput(many=True, help_text="Oldest first.")
     has_more = serializers.BooleanField(help_text="With `after`: more messages follow the last one given.")

@@ -13,7 +13,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from chat import selectors, services
-from chat.serializers import ChatMessageInput, ChatMessageOutput, ChatPageOutput, ChatQueryInput
+from chat.models import MessageState
+from chat.serializers import ChatHeldOutput, ChatMessageInput, ChatMessageOutput, ChatPageOutput, ChatQueryInput
 from chat.services import WRITE_AFTER_END
 from core.errors import ApiError, CoreCode
 from core.inputs import validated
@@ -68,12 +69,16 @@ class ChatApi(APIView):
             "Seated players write in `players`, anyone else signed in in `spectators`. Open and running "
             f"games, and for {int(WRITE_AFTER_END.total_seconds() // 60)} minutes after the game finished or "
             "was aborted (`chat_closed` after that; reading stays open). A muted account is refused "
-            "(`muted`, with `until`). Messages per account are limited (`THROTTLE_CHAT`, 20 a minute by default)."
+            "(`muted`, with `until`). Messages per account are limited (`THROTTLE_CHAT`, 20 a minute by default). "
+            "The moderators' filter refuses a message with a blocked word or link (`chat_blocked`) and a new "
+            "account's links past its limit (`chat_links_limited`, with `allowed` and `hours`); a message it "
+            "holds for review is answered 202 (`held`): nobody else reads it unless a moderator approves it."
         ),
         tags=TAG,
         request=ChatMessageInput,
         responses={
             201: ChatMessageOutput,
+            202: ChatHeldOutput,
             **problem_responses(
                 "validation_error",
                 "not_authenticated",
@@ -82,6 +87,8 @@ class ChatApi(APIView):
                 "chat_channel_closed",
                 "chat_closed",
                 "muted",
+                "chat_blocked",
+                "chat_links_limited",
                 "rate_limited",
             ),
         },
@@ -93,4 +100,8 @@ class ChatApi(APIView):
         message = services.chat_message_create(
             game_id=game_id, author=request_account(request), channel=data["channel"], text=data["text"]
         )
+        if message.state == MessageState.HELD:
+            held = {"held": True, "detail": gettext("Your message awaits a moderator's review before others read it.")}
+            return Response(ChatHeldOutput(held).data, status=status.HTTP_202_ACCEPTED)
+        # A shadow-muted author is answered as if it posted (and reads it; nobody else does).
         return Response(ChatMessageOutput(selectors.message_output(message)).data, status=status.HTTP_201_CREATED)

@@ -41,6 +41,12 @@ class AuditAction(models.TextChoices):
     ADMIN_DELETE = "admin_delete", "deleted in the admin"
     ADMIN_ACTION = "admin_action", "admin action"
     SECOND_FACTOR_RESET = "second_factor_reset", "second factor reset"
+    # The chat's clean-up and filters (moderation.chat_cleanup).
+    CHAT_RESTORE = "chat_restore", "chat message restored"
+    CHAT_APPROVE = "chat_approve", "held chat message approved"
+    CHAT_REJECT = "chat_reject", "held chat message rejected"
+    CHAT_SHADOW_MUTE = "chat_shadow_mute", "player shadow-muted in the chat"
+    CHAT_SHADOW_UNMUTE = "chat_shadow_unmute", "chat shadow-mute lifted"
 
 
 class AuditEntry(models.Model):

@@ -30,6 +30,7 @@ least ``DEBUG=false``, ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL``
 | THROTTLE_TOKENS      | 60/hour (new tokens, per account)     |
 | THROTTLE_REPORTS     | 20/hour (reports, per account)        |
 | THROTTLE_CHAT        | 20/minute (chat messages, per account) |
+| CHAT_NEW_ACCOUNT_HOURS / CHAT_NEW_ACCOUNT_LINKS | 24 / 0 (accounts younger post at most that many chat links) |
 | THROTTLE_HINTS       | 120/hour (hints in practice games, per account) |
 | ANALYSIS_QUEUE       | <CELERY_QUEUE>.analysis (game analyses' own queue) |
 | ANALYSIS_DEALS / ANALYSIS_MAX_PENDING / ANALYSIS_PER_DAY | 160 / 2 / 20 (per account) |

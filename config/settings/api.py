@@ -57,6 +57,11 @@ REST_FRAMEWORK = {
     "URL_FORMAT_OVERRIDE": None,
 }
 
+#: The chat's new-account link limit (chat.filters): an account younger than
+#: CHAT_NEW_ACCOUNT_HOURS may post at most CHAT_NEW_ACCOUNT_LINKS links in all (0: none).
+CHAT_NEW_ACCOUNT_HOURS = env.int("CHAT_NEW_ACCOUNT_HOURS", default=24)
+CHAT_NEW_ACCOUNT_LINKS = env.int("CHAT_NEW_ACCOUNT_LINKS", default=0)
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Chicken Foot game server",
     "VERSION": "1.0.0",

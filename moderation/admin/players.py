@@ -29,7 +29,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import ApiError
-from moderation import alts, canned, selectors
+from moderation import alts, canned, chat_cleanup, selectors
 from moderation import services as moderation
 from moderation.admin import durations
 from moderation.admin.actions import ModerateMixin, ModeratorPagesMixin, error_text, reason_action, render_action_page
@@ -169,6 +169,20 @@ class SanctionForm(_CannedMixin, forms.Form):
         required=False,
         label=_("Reason"),
         help_text=_("Kept in the audit trail; a warning's text is what the player reads."),
+    )
+    # The chat's clean-up with a suspension (moderation.chat_cleanup).
+    remove_messages = forms.TypedChoiceField(
+        label=_("Also remove their recent chat messages"),
+        coerce=int,
+        choices=[
+            (0, _("no")),
+            (1, _("of the last hour")),
+            (24, _("of the last 24 hours")),
+            (168, _("of the last 7 days")),
+        ],
+        initial=0,
+        required=False,
+        help_text=_("For a suspension: readers see them removed at once; each can be restored."),
     )
 
 
@@ -322,11 +336,12 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
                     )
                     done = gettext("Account %(name)s muted.")
                 elif data["measure"] == "suspend":
-                    moderation.moderation_player_suspend(
+                    chat_cleanup.suspend_and_clean(
                         player=user,
                         by=by,
                         reason=data["reason"],
                         until=durations.until(data["period"], data.get("minutes")),
+                        remove_hours=data.get("remove_messages") or 0,
                     )
                     done = gettext("Account %(name)s suspended.")
                 else:

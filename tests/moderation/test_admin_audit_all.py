@@ -25,9 +25,11 @@ from django.urls import reverse
 
 from challenges import services as challenge_services
 from chat import services as chat_services
+from chat.models import ChatFilterRule, ChatMessage, MessageState
 from games.models import Game
 from ladder import services as ladder_services
 from matchmaking import services as seek_services
+from moderation import chat_cleanup
 from moderation import services as moderation
 from moderation.models import AuditEntry
 from players import services as player_services
@@ -39,6 +41,18 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 #: For a model whose change form a moderator may submit: the fields to change and their new values.
 CHANGES: dict[str, dict[str, Any]] = {
     "ladder.ladderentry": {"max_games": "3"},
+    "chat.chatfilterrule": {"action": "block"},
+}
+
+#: For a model a moderator may add in the admin: what its add form posts.
+ADDS: dict[str, dict[str, Any]] = {
+    "chat.chatfilterrule": {"pattern": "spamword", "kind": "word", "action": "hold", "active": "on"},
+}
+
+#: For an action whose page asks for more than a reason: what else it posts.
+ACTION_DATA: dict[str, dict[str, Any]] = {
+    "chat.chatmessage:remove_authors_messages": {"scope": "game", "hours": "24"},
+    "chat.chatmessage:shadow_mute_authors": {"period": "24"},
 }
 
 
@@ -88,9 +102,24 @@ class Rows:
 
     def chat_chatmessage(self, action: str) -> Model:
         table = self.make_table()
-        return chat_services.chat_message_create(
+        message = chat_services.chat_message_create(
             game_id=table.game_id, author=table.users[0], channel="players", text="hello"
         )
+        if action == "restore_selected":
+            chat_services.chat_message_remove(message_id=message.pk, by=table.users[1])
+        return message
+
+    def chat_heldchatmessage(self, action: str) -> Model:
+        message = self.chat_chatmessage("")
+        ChatMessage.objects.filter(pk=message.pk).update(state=MessageState.HELD, held_reason="word 'hello'")
+        return message
+
+    def chat_chatfilterrule(self, action: str) -> Model:
+        return ChatFilterRule.objects.create(pattern=self._name("badword"), kind="word", action="hold")
+
+    def chat_chatshadowmute(self, action: str) -> Model:
+        moderator = User.objects.get(username="modwalk")
+        return chat_cleanup.chat_shadow_mute(player=self.make_player(self._name("shadow")), by=moderator, reason="spam")
 
     def games_game(self, action: str) -> Model:
         table = self.make_table(rated=action == "void_rating_selected")
@@ -173,12 +202,21 @@ def test_every_admin_change_and_action_a_moderator_reaches_is_audited(make_playe
             selection = {"action": name, ACTION_CHECKBOX_NAME: [str(obj.pk)], "index": "0"}
             answer = client.post(changelist, selection)
             if answer.status_code == 200 and b'name="apply"' in answer.content:  # the page asking for a reason
-                answer = client.post(changelist, {**selection, "apply": "1", "reason": "walking the admin"})
+                extra = ACTION_DATA.get(f"{label}:{name}", {})
+                answer = client.post(changelist, {**selection, "apply": "1", "reason": "walking the admin", **extra})
             assert answer.status_code == 302, (label, name, answer.status_code)
             assert _new_entries(before, moderator), f"{label} action {name}: no audit entry"
             walked.append(f"{label}:{name}")
         if model_admin.has_add_permission(request):
-            pytest.fail(f"A moderator may add {label} in the admin: extend this test to add one.")
+            add = ADDS.get(label)
+            if add is None:
+                pytest.fail(f"A moderator may add {label} in the admin: extend this test to add one (ADDS).")
+            before = _last()
+            url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_add")
+            answer = client.post(url, {**add, "_save": "Save"})
+            assert answer.status_code == 302, (label, answer.status_code, answer.content[:2000])
+            assert [e.action for e in _new_entries(before, moderator)] == ["admin_add"], label
+            walked.append(f"{label}:add")
         probe = (
             rows.make(label)
             if (model_admin.has_change_permission(request) or model_admin.has_delete_permission(request))
@@ -212,6 +250,19 @@ def test_every_admin_change_and_action_a_moderator_reaches_is_audited(make_playe
     assert "ladder.ladderentry:change" in walked and "ladder.ladderentry:take_off" in walked
     assert {"moderation.report:assign_selected", "moderation.report:unassign_selected"} <= set(walked)
     assert "moderation.report:dismiss_selected" in walked
+    # The chat's clean-up and filters (issue 43).
+    for done in (
+        "chat.chatmessage:remove_authors_messages",
+        "chat.chatmessage:restore_selected",
+        "chat.chatmessage:shadow_mute_authors",
+        "chat.heldchatmessage:approve_selected",
+        "chat.heldchatmessage:reject_selected",
+        "chat.chatfilterrule:add",
+        "chat.chatfilterrule:change",
+        "chat.chatfilterrule:delete",
+        "chat.chatshadowmute:lift_selected",
+    ):
+        assert done in walked, done
     with capsys.disabled():
         print(f"\nmoderator-reachable admin changes and actions, all audited: {len(walked)}: {', '.join(walked)}")
 

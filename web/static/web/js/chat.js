@@ -3,13 +3,15 @@
 //   const chat = mountChat({gameId});   chat.element: the panel to place
 //   chat.update(game)        the Game drawn (its `you` says the channel: seated players
 //                            read and write `players`, everyone else `spectators`)
-//   chat.onFrame(type, data) the game stream's `chat_message` / `chat_message_removed`
+//   chat.onFrame(type, data) the game stream's `chat_message` (new, or restored or approved
+//                            by a moderator) / `chat_message_removed`
 //   chat.destroy()
 //
 // The API decides who reads what (GET/POST /games/{id}/chat/): this panel only ever
 // asks for the viewer's own channel. A message a moderator removed is shown as
-// removed, at once when the stream says so. A muted account sees why and until when
-// (GET /me/sanctions/, and the `muted` problem's `reason` and `until`), and cannot write.
+// removed, at once when the stream says so. A message the chat's filter holds for review
+// is answered with {held, detail}: the detail is shown (chat-status), not the message.
+// A muted account sees why and until when (GET /me/sanctions/, and the `muted` problem's `reason` and `until`), and cannot write.
 //
 // Test hooks (data-testid): chat (the panel; data-channel), chat-list > li[data-message]
 // (data-removed="true" once removed; .chat-text the text), chat-input, chat-send,
@@ -107,10 +109,11 @@ export function mountChat({ gameId }) {
     );
   }
 
-  function put(message) {
+  function put(message, live = false) {
     if (message.channel && message.channel !== channel) return;
     const known = messages.get(message.id);
-    if (known && known.removed && !message.removed) return; // a removal is final
+    // A page read may be older than a removal the stream told of; only the stream restores.
+    if (known && known.removed && !message.removed && !live) return;
     messages.set(message.id, message);
     const item = messageItem(message);
     const existing = list.querySelector(`li[data-message="${message.id}"]`);
@@ -154,7 +157,8 @@ export function mountChat({ gameId }) {
     try {
       const message = await api.postChat(id, { channel, text });
       input.value = "";
-      put(message);
+      if (message && message.held) status.textContent = message.detail; // it awaits a moderator's review
+      else put(message);
     } catch (error) {
       if (error && error.code === "muted") showMute(error.problem.reason || "", error.problem.until || null);
       else status.textContent = error && error.message ? error.message : gettext("The message could not be sent.");
@@ -183,8 +187,8 @@ export function mountChat({ gameId }) {
 
   function onFrame(type, data) {
     if (!data || typeof data !== "object" || data.game !== id) return;
-    if (type === "chat_message") put(data);
-    else if (type === "chat_message_removed") put({ ...data, removed: true });
+    if (type === "chat_message") put(data, true); // new, or restored / approved by a moderator
+    else if (type === "chat_message_removed") put({ ...data, removed: true }, true);
   }
 
   checkMute();
