@@ -20,7 +20,17 @@ import pytest
 
 from tests.integration.serve import Serve
 from tests.integration.web import request
-from tests.web.conftest import RELAXED_LIMITS, base_url, check_requests_against_contract, save_shot, sign_in, until
+from tests.web.conftest import (
+    RELAXED_LIMITS,
+    base_url,
+    check_requests_against_contract,
+    css,
+    open_table,
+    save_shot,
+    sign_in,
+    table,
+    until,
+)
 
 pytestmark = [pytest.mark.slow]
 
@@ -38,18 +48,6 @@ def clocked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
         yield server
     finally:
         server.stop()
-
-
-def css(driver: Any, selector: str) -> list[Any]:
-    from selenium.webdriver.common.by import By
-
-    return list(driver.find_elements(By.CSS_SELECTOR, selector))
-
-
-def table(driver: Any) -> dict[str, str]:
-    return dict(
-        driver.execute_script("return Object.assign({}, document.querySelector('[data-testid=table]')?.dataset || {});")
-    )
 
 
 def seat_of(server: Serve, game: int, token: str) -> dict[str, Any]:
@@ -76,14 +74,12 @@ def test_a_closed_page_hands_the_seat_to_a_bot_and_the_player_takes_it_back(
     driver = make_browser()
     token = sign_in(driver, clocked, "comeback")
     # Many hands and a slow bot: the match is still on when the player comes back.
-    body = {"ruleset": {"set_max": 9, "players": 2, "rounds": 10}, "bot_strategy": "greedy", "bot_delay_ms": 1500}
-    status, created = request(clocked.port, "POST", "/api/v1/games/", body, token=token)
-    assert status == 201, created
-    game = created["game"]["id"]
-    assert created["game"]["turn_time_limit"] == CLOCK_SECONDS  # nobody asked for a clock: the default
-    for path, sent in ((f"/api/v1/games/{game}/bots/", {"strategy": "random"}), (f"/api/v1/games/{game}/start/", {})):
-        status, answer = request(clocked.port, "POST", path, sent, token=token)
-        assert status == 200, answer
+    game = open_table(
+        clocked, token, players=2, set_max=9, rounds=10, bots=["random"], bot_strategy="greedy", bot_delay_ms=1500
+    )
+    status, view = request(clocked.port, "GET", f"/api/v1/games/{game}/", token=token)
+    assert status == 200, view
+    assert view["game"]["turn_time_limit"] == CLOCK_SECONDS  # nobody asked for a clock: the default
     driver.get(f"{base_url(clocked)}/games/{game}/")
     until(driver, "the table in play", lambda d: table(d).get("status") == "running")
     assert not css(driver, "[data-testid=return-button]")
