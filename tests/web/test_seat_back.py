@@ -68,6 +68,25 @@ def moves(server: Serve, game: int, token: str) -> list[dict[str, Any]]:
         found += page["moves"]
 
 
+def click_a_move(driver: Any) -> bool:
+    """One click towards a move (a playable tile, one of its ends, else Draw or Pass); True once it is sent."""
+    from selenium.common.exceptions import ElementNotInteractableException, StaleElementReferenceException
+
+    if table(driver).get("busy") == "true" or table(driver).get("yourTurn") != "true":
+        return True
+    found = (
+        css(driver, "[data-testid=end-choices] button[data-end]")
+        or css(driver, "[data-testid=hand] button[data-legal=true]")
+        or css(driver, "[data-testid=draw-button], [data-testid=pass-button]")
+    )
+    try:
+        if found:
+            found[0].click()
+    except (ElementNotInteractableException, StaleElementReferenceException):
+        return False
+    return table(driver).get("busy") == "true" or table(driver).get("yourTurn") != "true"
+
+
 def test_a_closed_page_hands_the_seat_to_a_bot_and_the_player_takes_it_back(
     clocked: Serve, make_browser: Callable[..., Any]
 ) -> None:
@@ -115,18 +134,14 @@ def test_a_closed_page_hands_the_seat_to_a_bot_and_the_player_takes_it_back(
     assert seat["bot_strategy"] == "" and seat["player"]["username"] == "comeback", seat
 
     # The next move of the seat is the player's own, from the page.
+    played = moves(clocked, game, token)  # read first: the turn's clock runs from the moment it is the player's
     until(
         driver, "my turn", lambda d: table(d).get("yourTurn") == "true" and table(d).get("busy") == "false", seconds=30
     )
-    played = moves(clocked, game, token)
-    legal = css(driver, "[data-testid=hand] button[data-legal=true]")
-    if legal:
-        legal[0].click()
-        choices = css(driver, "[data-testid=end-choices] button[data-end]")
-        if choices:
-            choices[0].click()
-    else:
-        css(driver, "[data-testid=draw-button], [data-testid=pass-button]")[0].click()
+    # The table redraws at each clock tick: a button found a moment ago may be gone when
+    # clicked - find and click again, until the move is sent (a tile with two ends first
+    # offers them: one of them is clicked next).
+    until(driver, "a move clicked", click_a_move)
 
     def my_new_move(_: Any) -> dict[str, Any] | None:
         return next((m for m in moves(clocked, game, token)[len(played) :] if m["seat"] == seat["number"]), None)
