@@ -7,6 +7,7 @@ from rest_framework import serializers
 from analysis.models import AnalysisStatus
 from bots.analysis import CLASSES
 from core.serializers import FloatField
+from core.strict import STRICT_OBJECT
 from games.engine import MAX_PLAYERS
 from games.serializers import MoveBodyOutput
 
@@ -14,6 +15,8 @@ SEAT_HELP = "The seat to analyse (0 to players - 1). Omitted: your own seat (you
 
 
 class AnalysisSeatInput(serializers.Serializer):
+    schema_extra = STRICT_OBJECT  # a misspelt "seat" would ask for your own seat, and spend your budget
+
     seat = serializers.IntegerField(
         min_value=0, max_value=max(MAX_PLAYERS.values()) - 1, required=False, help_text=SEAT_HELP
     )

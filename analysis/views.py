@@ -30,7 +30,9 @@ class GameAnalysisApi(APIView):
         "the move played and its class. Your own seat by default; any seat of a finished game that is not a "
         "practice game. An analysis is made once per game and seat and shared: asking for one that exists "
         "answers 200 with it and costs nothing; a new one answers 202, queued, and counts against your budget "
-        "(`analysis_budget_exhausted`). Its progress comes on your account stream (`analysis_progress`).",
+        "(`analysis_budget_exhausted`). Its progress comes on your account stream (`analysis_progress`). The "
+        "body takes `seat` alone: any other member is refused (`validation_error`), as a misspelt `seat` would "
+        "otherwise ask for your own seat.",
         request=AnalysisSeatInput,
         responses={
             200: AnalysisOutput,

@@ -21,6 +21,13 @@ for every field that does not allow blank text (``allow_blank``).
 Beside types, the rules of the schema that DRF applies to a changed value are
 applied to the value as sent: ``maxLength`` and ``pattern`` (DRF checks a string
 after trimming its blanks; the contract checks what was sent).
+
+A serializer whose ``schema_extra`` says ``additionalProperties: False`` (the
+contract then says so too, ``core.schema``) refuses a member it does not name,
+each unknown one an error of its own ("Unknown field."), rather than dropping it
+as DRF does: a misspelt optional member would otherwise be taken as absent - the
+analysis request's ``{"seet": 2}`` asks for your own seat, and spends your budget.
+``STRICT_OBJECT`` is that ``schema_extra``.
 """
 
 from __future__ import annotations
@@ -57,7 +64,17 @@ MESSAGES = {
     "list": _("Expected a list of items."),
     "object": _("Expected an object."),
     "blank": _("This field may not be blank."),
+    "unknown": _("Unknown field."),
 }
+
+#: A serializer's ``schema_extra`` for a request object that refuses members it does not name.
+STRICT_OBJECT: dict[str, Any] = {"additionalProperties": False}
+
+
+def refuses_unknown(serializer: Any) -> bool:
+    """Does ``serializer`` refuse members it does not name (``STRICT_OBJECT``)?"""
+    extra = getattr(serializer, "schema_extra", None) or {}
+    return extra.get("additionalProperties") is False
 
 
 def check_types(serializer: serializers.BaseSerializer, data: Any) -> None:
@@ -127,6 +144,11 @@ def _check(field: Any, value: Any, path: str, errors: dict[str, list[str]]) -> N
     if isinstance(field, serializers.Serializer):
         if not isinstance(value, Mapping):
             return  # DRF's own message ("Invalid data. Expected a dictionary ...")
+        if refuses_unknown(field):
+            known = {child.field_name or name for name, child in field.fields.items() if not child.read_only}
+            for name in value:
+                if name not in known:
+                    errors.setdefault(f"{path}.{name}" if path else str(name), []).append(str(MESSAGES["unknown"]))
         for name, child in field.fields.items():
             if child.read_only or child.source == "*" or name not in value:
                 continue

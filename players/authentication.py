@@ -25,6 +25,22 @@ KEYWORDS = ("bearer", "token")
 SESSION_DEVICE_KEY = "device_token_id"
 
 
+def authorization_parts(request: Request) -> list[bytes]:
+    """The ``Authorization`` header's words, as bytes.
+
+    HTTP sends a header as bytes, which a server hands over decoded as Latin-1: any
+    value comes through. A caller inside the process (Django's test client, a
+    middleware) may put text with characters beyond Latin-1 there, which DRF's
+    ``get_authorization_header`` cannot encode: that is a malformed credential,
+    refused as ``authentication_failed`` (401), never a 500."""
+    try:
+        return list(get_authorization_header(request).split())
+    except UnicodeError:
+        raise exceptions.AuthenticationFailed(
+            gettext("Malformed Authorization header: expected 'Bearer <token>'.")
+        ) from None
+
+
 class ApiTokenAuthentication(BaseAuthentication):
     """Authenticates API tokens; refuses revoked tokens and suspended accounts.
 
@@ -37,11 +53,11 @@ class ApiTokenAuthentication(BaseAuthentication):
     cached = True
 
     def authenticate(self, request: Request) -> tuple[User, ApiToken] | None:
-        parts = get_authorization_header(request).split()
+        parts = authorization_parts(request)
         if not parts or parts[0].decode("latin-1").lower() not in KEYWORDS:
             return None
         if len(parts) != 2:
-            raise exceptions.AuthenticationFailed("Malformed Authorization header: expected 'Bearer <token>'.")
+            raise exceptions.AuthenticationFailed(gettext("Malformed Authorization header: expected 'Bearer <token>'."))
         secret = parts[1].decode("latin-1")
         if not (self.cached and CACHE.enabled()):
             token = self._check(selectors.token_get_active(secret=secret))

@@ -5,15 +5,18 @@ that changes nothing; and what the contract allows is accepted."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 import yaml
 
+from analysis.models import Analysis
 from challenges.models import Challenge
 from games.models import Game
 from players.models import ApiToken, User
 from tests.api.games_helpers import GAMES, ok, refused
+from tests.ratings.helpers import finish
 
 pytestmark = pytest.mark.django_db
 
@@ -166,3 +169,21 @@ def test_an_empty_query_value_is_refused_not_taken_for_absent(make_table, path, 
     url = path.replace("{game_id}", str(table.game_id))
     problem = refused(client.get(f"{url}?{name}="), 400, "validation_error")
     assert name in problem["errors"] or name.replace("_", "-").lower() in str(problem["errors"]).lower(), problem
+
+
+@pytest.mark.parametrize("body", [{"seet": 1}, {"seat": 1, "priority": "high"}, {"Seat": 0}])
+def test_the_analysis_request_refuses_a_field_it_does_not_know(make_table, body):
+    """A misspelt seat would otherwise ask for your own seat (and spend your budget)."""
+    table = make_table(2, rounds=1)
+    finish(table, random.Random(2))
+    url = f"/api/v1/games/{table.game_id}/analysis/"
+    problem = refused(table.clients[0].post(url, body, format="json"), 400, "validation_error")
+    assert set(problem["errors"]) == set(body) - {"seat"}
+    assert problem["errors"][next(iter(set(body) - {"seat"}))] == ["Unknown field."]
+    assert not Analysis.objects.exists()
+    ok(table.clients[0].post(url, {"seat": 1}, format="json"), 202)
+
+
+def test_the_contract_says_the_analysis_request_takes_no_other_field():
+    document = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())
+    assert document["components"]["schemas"]["AnalysisSeat"]["additionalProperties"] is False

@@ -182,6 +182,16 @@ def test_bad_tokens_are_refused(api_client, header):
     assert response["WWW-Authenticate"] == 'Bearer realm="api"'
 
 
+@pytest.mark.parametrize("header", ["Bearer cf_\u20ac", "Bearer \u5bc6\u94a5", "Token \U0001f511"])
+def test_a_credential_beyond_latin_1_is_refused_not_a_server_error(api_client, header):
+    """A header text no HTTP request could carry (an in-process caller's): 401, not a 500."""
+    api_client.credentials(HTTP_AUTHORIZATION=header)
+    response = api_client.get(ME)
+    problem = assert_problem(response, 401, "authentication_failed")
+    assert "Authorization" in problem["detail"]
+    assert response["WWW-Authenticate"] == 'Bearer realm="api"'
+
+
 def test_other_authorization_schemes_are_left_alone(api_client):
     api_client.credentials(HTTP_AUTHORIZATION="Basic YWxpY2U6cHc=")
     assert_problem(api_client.get(ME), 401, "not_authenticated")

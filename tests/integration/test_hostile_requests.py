@@ -25,13 +25,17 @@ def raw(
     method: str,
     path: str,
     body: bytes | None = None,
-    headers: dict[str, str] | None = None,
+    headers: dict[str, str | bytes] | None = None,
 ) -> tuple[int, str, bytes]:
     """One request, sent as written (http.client quotes nothing in the path)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
         connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
-        sent = {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json", **(headers or {})}
+        sent: dict[str, str | bytes] = {
+            "Host": f"127.0.0.1:{port}",
+            "Content-Type": "application/json",
+            **(headers or {}),
+        }
         if body is not None:
             sent["Content-Length"] = str(len(body))
         for name, value in sent.items():
@@ -43,7 +47,8 @@ def raw(
         connection.close()
 
 
-CASES = [
+Case = tuple[str, str, str, bytes | None, dict[str, str | bytes], int, str]
+CASES: list[Case] = [
     # (what, method, path, body, headers, status, code)
     ("NUL in the path", "GET", "/api/v1/players/%00/", None, {}, 404, "not_found"),
     ("unknown game id", "GET", "/api/v1/games/987654321/", None, {}, 404, "not_found"),
@@ -80,6 +85,25 @@ CASES = [
         400,
         "validation_error",
     ),
+    # A credential beyond Latin-1 (sent as UTF-8 bytes; the server reads them as Latin-1).
+    (
+        "a UTF-8 token",
+        "GET",
+        "/api/v1/me/",
+        None,
+        {"Authorization": "Bearer cf_\u20ac".encode()},
+        401,
+        "authentication_failed",
+    ),
+    (
+        "a UTF-8 scheme",
+        "GET",
+        "/api/v1/me/",
+        None,
+        {"Authorization": "B\u00e9arer x".encode()},
+        401,
+        "not_authenticated",
+    ),
     ("a host it does not serve", "GET", "/api/v1/bots/", None, {"Host": "evil.example"}, 400, "bad_request"),
 ]
 
@@ -106,7 +130,7 @@ def server(request, tmp_path) -> Iterator[tuple[int, str, int]]:
 def test_every_hostile_request_gets_a_problem_document(server):
     port, token, game = server
     for what, method, path, body, headers, status, code in CASES:
-        sent = dict(headers)
+        sent: dict[str, str | bytes] = dict(headers)
         if sent.pop("auth", None):
             sent["Authorization"] = f"Bearer {token}"
         got, content_type, answer = raw(port, method, path.format(game=game), body, sent)

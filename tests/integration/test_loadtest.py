@@ -13,19 +13,16 @@ import io
 import json
 import random
 import re
-from collections import Counter
 from typing import Any
 
 import pytest
 from django.core.management import call_command
 
-from core.processes import free_port
 from games.engine import Match, Ruleset, public_view, seat_view
-from tests.integration.workers import session_database_url
+from tests.integration.loadtest_runs import made_up_report, spawned_run
 from tools.loadtest.clients import legal_moves_from
 from tools.loadtest.compare import Comparison
 from tools.loadtest.options import Options
-from tools.loadtest.report import CpuFigures, Report
 
 
 @pytest.mark.postgres
@@ -90,27 +87,7 @@ def test_compare_bare_serves_both_paths_and_prints_their_ratio(
 ) -> None:
     """One bare run and one real run (clients following the game streams) on a
     spawned server: both rows, the summary, the ratio lines; no speed asserted."""
-    monkeypatch.setenv("DATABASE_URL", session_database_url())
-    monkeypatch.setenv("REDIS_URL", redis_url)
-    monkeypatch.setenv("CELERY_QUEUE", queue_name)
-    monkeypatch.delenv("CELERY_BROKER_URL", raising=False)  # the tests' memory://: the worker would hear nothing
-    out = io.StringIO()
-    call_command(
-        "loadtest",
-        spawn=True,
-        compare_bare=True,
-        url=f"http://127.0.0.1:{free_port()}",
-        web_workers=1,
-        clients=2,
-        duration=1.5,
-        warmup=0.5,
-        repeat=1,
-        follow="stream",
-        seed=1,
-        stdout=out,
-        stderr=io.StringIO(),
-    )
-    lines = out.getvalue().strip().splitlines()
+    lines = spawned_run(monkeypatch, redis_url, queue=queue_name, compare_bare=True, follow="stream")
 
     rows = {
         line.split()[0] + " " + line.split()[1]: line.split() for line in lines if re.match(r"(bare|real) 1 ", line)
@@ -127,21 +104,13 @@ def test_compare_bare_serves_both_paths_and_prints_their_ratio(
     assert re.fullmatch(r"ratio_cpu_per_move: (\d+\.\d\d|-)", lines[-1]), lines
 
 
-def _report(moves_per_second: float, latencies: list[float], web_ms: float) -> Report:
-    report = Report(Options(), 10.0, latencies, round(moves_per_second * 10), 0, 0, Counter(), 0, 0)
-    moves = report.moves
-    split = {"web": web_ms * moves / 1000, "worker": 0.0, "pg": moves / 1000, "pg-bg": 0.0, "redis": 0.0}
-    report.cpu_figures = CpuFigures(10.0, 1.9, 0.1, moves, None, split)
-    return report
-
-
 def test_comparison_summary_ratios_and_json() -> None:
     """The table's arithmetic: medians and ranges per mode, real/bare ratios; --json's document."""
     runs = [
-        ("bare", 1, _report(300, [10.0, 20.0, 50.0], 4.0)),
-        ("real", 1, _report(150, [30.0, 40.0, 90.0], 8.0)),
-        ("real", 2, _report(170, [30.0, 40.0, 110.0], 9.0)),
-        ("bare", 2, _report(340, [10.0, 20.0, 70.0], 5.0)),
+        ("bare", 1, made_up_report(300, [10.0, 20.0, 50.0], 4.0)),
+        ("real", 1, made_up_report(150, [30.0, 40.0, 90.0], 8.0)),
+        ("real", 2, made_up_report(170, [30.0, 40.0, 110.0], 9.0)),
+        ("bare", 2, made_up_report(340, [10.0, 20.0, 70.0], 5.0)),
     ]
     comparison = Comparison(Options(clients=16), 2, runs, ["web", "worker", "pg", "pg-bg", "redis"], 4)
 
@@ -170,12 +139,12 @@ def test_comparison_with_idle_streams_gives_their_cost_against_the_same_minutes(
     """With idle streams, the real path without them ran between the two: its row,
     the idle/no-idle ratios and the two lines that say what the idle streams cost."""
     runs = [
-        ("bare", 1, _report(300, [10.0, 20.0, 50.0], 4.0)),
-        ("no-idle", 1, _report(200, [30.0, 40.0, 80.0], 6.0)),
-        ("real", 1, _report(180, [30.0, 40.0, 100.0], 7.0)),
-        ("real", 2, _report(180, [30.0, 40.0, 100.0], 7.0)),
-        ("no-idle", 2, _report(200, [30.0, 40.0, 80.0], 6.0)),
-        ("bare", 2, _report(300, [10.0, 20.0, 50.0], 4.0)),
+        ("bare", 1, made_up_report(300, [10.0, 20.0, 50.0], 4.0)),
+        ("no-idle", 1, made_up_report(200, [30.0, 40.0, 80.0], 6.0)),
+        ("real", 1, made_up_report(180, [30.0, 40.0, 100.0], 7.0)),
+        ("real", 2, made_up_report(180, [30.0, 40.0, 100.0], 7.0)),
+        ("no-idle", 2, made_up_report(200, [30.0, 40.0, 80.0], 6.0)),
+        ("bare", 2, made_up_report(300, [10.0, 20.0, 50.0], 4.0)),
     ]
     comparison = Comparison(Options(clients=16, idle_streams=2000), 2, runs, ["web", "worker", "pg"], 4)
 

@@ -4,22 +4,17 @@ its arithmetic, never a speed."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
 import shutil
-from collections import Counter
 from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.core.management import call_command
 
-from core.processes import free_port
-from tests.integration.workers import session_database_url
+from tests.integration.loadtest_runs import made_up_report, spawned_run
 from tools.loadtest.options import LoadTestError, Options, parse_url
-from tools.loadtest.report import CpuFigures, Report
 from tools.loadtest.versus import Versus
 
 
@@ -32,9 +27,6 @@ def test_compare_metrics_plays_a_server_with_metrics_and_one_without(
 ) -> None:
     """Two spawned servers, one run on each: both rows, the ratio lines; the "on"
     server wrote its metrics and the "off" one wrote none."""
-    monkeypatch.setenv("DATABASE_URL", session_database_url())
-    monkeypatch.setenv("REDIS_URL", redis_url)
-    monkeypatch.delenv("CELERY_BROKER_URL", raising=False)  # the tests' memory://: the worker would hear nothing
     root = os.environ.get("METRICS_DIR")  # the tests' own (tests/services.py): each side's folder in it
     folders = {
         side: Path(root) / f"metrics-{side}"
@@ -44,22 +36,7 @@ def test_compare_metrics_plays_a_server_with_metrics_and_one_without(
     }
     for folder in folders.values():
         shutil.rmtree(folder, ignore_errors=True)
-    out = io.StringIO()
-    call_command(
-        "loadtest",
-        spawn=True,
-        compare_metrics=True,
-        url=f"http://127.0.0.1:{free_port()}",
-        web_workers=1,
-        clients=2,
-        duration=1.5,
-        warmup=0.5,
-        repeat=1,
-        seed=1,
-        stdout=out,
-        stderr=io.StringIO(),
-    )
-    lines = out.getvalue().strip().splitlines()
+    lines = spawned_run(monkeypatch, redis_url, compare_metrics=True)
 
     rows = {" ".join(line.split()[:2]): line.split() for line in lines if re.match(r"metrics-(on|off) 1 ", line)}
     assert set(rows) == {"metrics-on 1", "metrics-off 1"}, lines
@@ -72,20 +49,12 @@ def test_compare_metrics_plays_a_server_with_metrics_and_one_without(
     assert not folders["off"].exists() or not list(folders["off"].glob("*.db")), "the metrics-off server wrote metrics"
 
 
-def _report(moves_per_second: float, latencies: list[float], web_ms: float) -> Report:
-    report = Report(Options(), 10.0, latencies, round(moves_per_second * 10), 0, 0, Counter(), 0, 0)
-    moves = report.moves
-    split = {"web": web_ms * moves / 1000, "worker": 0.0, "pg": moves / 1000, "pg-bg": 0.0, "redis": 0.0}
-    report.cpu_figures = CpuFigures(10.0, 1.9, 0.1, moves, None, split)
-    return report
-
-
 def test_versus_medians_ratios_and_json() -> None:
     runs = [
-        ("metrics-on", 1, _report(100, [10.0, 20.0, 50.0], 6.0)),
-        ("metrics-off", 1, _report(104, [10.0, 20.0, 40.0], 5.0)),
-        ("metrics-off", 2, _report(106, [10.0, 20.0, 60.0], 5.0)),
-        ("metrics-on", 2, _report(102, [10.0, 20.0, 50.0], 6.0)),
+        ("metrics-on", 1, made_up_report(100, [10.0, 20.0, 50.0], 6.0)),
+        ("metrics-off", 1, made_up_report(104, [10.0, 20.0, 40.0], 5.0)),
+        ("metrics-off", 2, made_up_report(106, [10.0, 20.0, 60.0], 5.0)),
+        ("metrics-on", 2, made_up_report(102, [10.0, 20.0, 50.0], 6.0)),
     ]
     versus = Versus(Options(clients=16), 2, ("metrics-on", "metrics-off"), ("http://a", "http://b"), runs)
 

@@ -20,6 +20,13 @@
 * ``sign_in(driver, server, username)``: registers ``username`` over HTTP and signs the
   page in as it (the session cookie the log-in form would get), without the form;
   answers an API token of the account. ``wait(driver)`` is a WebDriverWait of WAIT_SECONDS.
+* ``browser_server(tmp_path_factory, name, env)``: a module's own ``manage.py serve``
+  for browser tests (skipped, saying why, without Chromium; a failure under CI).
+* ``open_table(server, token, ...)``: a table made over HTTP by the account of
+  ``token`` (seat 0) with server bots, started once every seat is taken; its id.
+* Reading and driving the page: ``css(driver, selector)`` (the elements),
+  ``fill(driver, selector, text)``, ``click(driver, selector)``, ``table(driver)``
+  (the table section's ``data-*``, {} before it is drawn).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ import functools
 import json
 import re
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -259,3 +266,85 @@ def session_sign_in(
     session = {"account": signed_in["account"], "remember": remember}
     store = "localStorage" if remember else "sessionStorage"
     driver.execute_script(f"window.{store}.setItem('cf.session', arguments[0]);", json.dumps(session))
+
+
+# -- shared set-up: a module's server, a table with bots ----------------------------------
+
+
+def browser_server(
+    tmp_path_factory: pytest.TempPathFactory, name: str, env: dict[str, str] | None = None
+) -> Iterator[Serve]:
+    """A module fixture's body: ``manage.py serve`` for the module's browser tests
+    (each test uses accounts of its own), stopped at the end. Without Chromium the
+    module is skipped, saying why (under ``CI=true``, a failure), before a server starts."""
+    problem = _missing_browser()
+    if problem:
+        if in_ci():
+            pytest.fail(f"CI=true and the browser tests cannot run: {problem}")
+        pytest.skip(f"needs headless Chromium: {problem}")
+    server = Serve(tmp_path_factory.mktemp(name) / "serve", env=env)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def open_table(
+    server: Any,
+    token: str,
+    *,
+    players: int = 4,
+    set_max: int = 6,
+    rounds: int = 1,
+    bots: Sequence[str] = ("greedy",) * 3,
+    **options: Any,
+) -> int:
+    """A table made over HTTP by the account of ``token`` (seat 0), with a server bot
+    of each strategy of ``bots`` in the next seats, started when every seat is taken
+    (``options``: more of the table's settings, e.g. ``bot_delay_ms``, default 0).
+    Answers its id."""
+    port = server.port
+    body = {"ruleset": {"set_max": set_max, "players": players, "rounds": rounds}, "bot_delay_ms": 0, **options}
+    status, game = request(port, "POST", "/api/v1/games/", body, token=token)
+    assert status == 201, game
+    game_id = int(game["game"]["id"])
+    for strategy in bots:
+        status, answer = request(port, "POST", f"/api/v1/games/{game_id}/bots/", {"strategy": strategy}, token=token)
+        assert status == 200, answer
+    if len(bots) == players - 1:
+        status, answer = request(port, "POST", f"/api/v1/games/{game_id}/start/", token=token)
+        assert status == 200, answer
+    return game_id
+
+
+# -- reading and driving the page -----------------------------------------------------------
+
+
+def css(driver: Any, selector: str) -> list[Any]:
+    """The elements ``selector`` finds now (none: an empty list)."""
+    from selenium.webdriver.common.by import By
+
+    return list(driver.find_elements(By.CSS_SELECTOR, selector))
+
+
+def fill(driver: Any, selector: str, text: str) -> None:
+    """Type ``text`` into the (emptied) box ``selector``."""
+    from selenium.webdriver.common.by import By
+
+    box = driver.find_element(By.CSS_SELECTOR, selector)
+    box.clear()
+    box.send_keys(text)
+
+
+def click(driver: Any, selector: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.find_element(By.CSS_SELECTOR, selector).click()
+
+
+def table(driver: Any) -> dict[str, str]:
+    """The table section's data-* attributes ({} before it is drawn)."""
+    found = driver.execute_script(
+        "const t = document.querySelector('[data-testid=table]'); return t ? Object.assign({}, t.dataset) : null;"
+    )
+    return found or {}

@@ -25,7 +25,17 @@ import pytest
 
 from tests.integration.serve import Serve
 from tests.integration.web import request
-from tests.web.conftest import PASSWORD, base_url, check_requests_against_contract, save_shot, sign_in, until
+from tests.web.conftest import (
+    PASSWORD,
+    base_url,
+    check_requests_against_contract,
+    click,
+    fill,
+    open_table,
+    save_shot,
+    sign_in,
+    until,
+)
 from tests.web.talk import log_in, moderate, visible
 
 pytestmark = [pytest.mark.slow]
@@ -48,20 +58,6 @@ def devices(driver: Any) -> list[dict[str, Any]]:
     )
 
 
-def fill(driver: Any, selector: str, text: str) -> None:
-    from selenium.webdriver.common.by import By
-
-    box = driver.find_element(By.CSS_SELECTOR, selector)
-    box.clear()
-    box.send_keys(text)
-
-
-def click(driver: Any, selector: str) -> None:
-    from selenium.webdriver.common.by import By
-
-    driver.find_element(By.CSS_SELECTOR, selector).click()
-
-
 def standing_text(driver: Any) -> str:
     return str(driver.execute_script("return document.querySelector('[data-testid=standing]')?.textContent || ''"))
 
@@ -81,17 +77,7 @@ def test_devices_password_my_data_and_deleting_the_account(
     port = embedded.port
 
     # A game that finishes: alice sits, a bot takes the other seat, she resigns; bots play it out.
-    status, game = request(
-        port,
-        "POST",
-        "/api/v1/games/",
-        {"ruleset": {"set_max": 6, "players": 2, "rounds": 1}, "bot_delay_ms": 0},
-        token=token,
-    )
-    assert status == 201, game
-    game_id = game["game"]["id"]
-    assert request(port, "POST", f"/api/v1/games/{game_id}/bots/", {"strategy": "greedy"}, token=token)[0] == 200
-    assert request(port, "POST", f"/api/v1/games/{game_id}/start/", token=token)[0] == 200
+    game_id = open_table(embedded, token, players=2, bots=["greedy"])
     assert (
         request(
             port, "POST", f"/api/v1/games/{game_id}/chat/", {"channel": "players", "text": "good luck"}, token=token

@@ -8,14 +8,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 from tests.integration.serve import Serve, open_bot_table
 from tests.integration.web import request
-from tests.moderation.test_admin_browser import _missing_browser
-from tests.services import in_ci
-from tests.web.conftest import base_url, check_requests_against_contract, save_shot, sign_in, until
+from tests.web.conftest import (
+    base_url,
+    browser_requests,
+    browser_server,
+    check_requests_against_contract,
+    css,
+    save_shot,
+    sign_in,
+    until,
+)
 
 pytestmark = [pytest.mark.slow]
 
@@ -25,22 +33,9 @@ ANALYSIS_SECONDS = 120
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
-    problem = _missing_browser()
-    if problem:
-        if in_ci():
-            pytest.fail(f"CI=true and the browser tests cannot run: {problem}")
-        pytest.skip(f"needs headless Chromium: {problem}")
-    serve = Serve(tmp_path_factory.mktemp("web-analysis") / "serve")
-    try:
-        yield serve
-    finally:
-        serve.stop()
-
-
-def css(driver: Any, selector: str) -> list[Any]:
-    from selenium.webdriver.common.by import By
-
-    return list(driver.find_elements(By.CSS_SELECTOR, selector))
+    # Four times the deals a decision (160): an analysis takes seconds, as a long match's
+    # would, and a page that polled for its progress would be seen asking.
+    yield from browser_server(tmp_path_factory, "web-analysis", env={"ANALYSIS_DEALS": "640"})
 
 
 def data(driver: Any, testid: str) -> dict[str, str]:
@@ -60,6 +55,16 @@ def marks(driver: Any) -> list[tuple[int, str]]:
     return [(int(n), str(v)) for n, v in rows]
 
 
+def analysis_requests(sent: list[dict[str, str]], game_id: int) -> list[str]:
+    """The methods of the page's requests for the game's analysis, in order."""
+    return [r["method"] for r in sent if urlsplit(r["url"]).path == f"/api/v1/games/{game_id}/analysis/"]
+
+
+def stream_opens(sent: list[dict[str, str]]) -> int:
+    """How many times the page (re)opened the account stream in these requests."""
+    return sum(1 for r in sent if urlsplit(r["url"]).path == "/api/v1/me/stream/")
+
+
 def test_a_spectator_analyses_a_seat_in_the_replay(server: Serve, make_browser: Callable[..., Any]) -> None:
     from selenium.webdriver.support.ui import Select
 
@@ -72,15 +77,22 @@ def test_a_spectator_analyses_a_seat_in_the_replay(server: Serve, make_browser: 
         lambda _: request(server.port, "GET", f"/api/v1/games/{game_id}/")[1]["game"]["status"] == "finished",
         MATCH_SECONDS,
     )
+    loaded = len(browser_requests(driver))
     driver.get(f"{base_url(server)}/games/{game_id}/replay/")
     until(driver, "the analysis panel", lambda d: css(d, "[data-testid=analysis-request]:not([hidden])"))
     assert "Nobody has analysed" in css(driver, "[data-testid=analysis-status]")[0].text
+
+    # Another account's analysis first, on the one analysis worker: the page's waits in
+    # the queue, then runs (a page that polled would ask many times meanwhile).
+    status, body = server.api("POST", f"/games/{game_id}/analysis/", {"seat": 0})
+    assert status == 202, body
 
     # Seat 1 plays at random: it errs. (Seat 3 too, should seat 1 have had no better play.)
     chosen = None
     for seat in (1, 3):
         Select(css(driver, "[data-testid=analysis-seat]")[0]).select_by_value(str(seat))
         until(driver, "the seat's state", lambda d: css(d, "[data-testid=analysis-request]:not([hidden])"))
+        before = len(browser_requests(driver))
         css(driver, "[data-testid=analysis-request]")[0].click()
         until(
             driver,
@@ -88,6 +100,13 @@ def test_a_spectator_analyses_a_seat_in_the_replay(server: Serve, make_browser: 
             lambda d: data(d, "analysis").get("status") == "done",
             ANALYSIS_SECONDS,
         )
+        # Followed on the account stream, open all along: the request, then the one GET
+        # of the result - no polling (each second, before the stream carried progress).
+        sent = browser_requests(driver)
+        assert stream_opens(sent[loaded:]) == 1, (
+            "the account stream dropped: the test cannot tell polling from catching up"
+        )
+        assert analysis_requests(sent[before:], game_id) == ["POST", "GET"]
         status, analysis = request(server.port, "GET", f"/api/v1/games/{game_id}/analysis/?seat={seat}", token=token)
         assert status == 200, analysis
         decisions = analysis["result"]["decisions"]

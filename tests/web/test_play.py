@@ -35,9 +35,19 @@ import pytest
 
 from tests.integration.serve import Serve, open_bot_table
 from tests.integration.web import logged_events, request
-from tests.moderation.test_admin_browser import _missing_browser
-from tests.services import in_ci
-from tests.web.conftest import ARTIFACTS, PASSWORD, base_url, check_requests_against_contract, save_shot, sign_in, until
+from tests.web.conftest import (
+    ARTIFACTS,
+    PASSWORD,
+    base_url,
+    browser_server,
+    check_requests_against_contract,
+    css,
+    open_table,
+    save_shot,
+    sign_in,
+    table,
+    until,
+)
 
 pytestmark = [pytest.mark.slow]
 
@@ -63,33 +73,10 @@ FOOT_SETUP = {
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
     """One embedded server for the file (starting one takes seconds): each test has
     accounts and tables of its own on it."""
-    problem = _missing_browser()
-    if problem:
-        if in_ci():
-            pytest.fail(f"CI=true and the browser tests cannot run: {problem}")
-        pytest.skip(f"needs headless Chromium: {problem}")
-    serve = Serve(tmp_path_factory.mktemp("web-play") / "serve")
-    try:
-        yield serve
-    finally:
-        serve.stop()
+    yield from browser_server(tmp_path_factory, "web-play")
 
 
 # -- reading and driving the page ------------------------------------------------------
-
-
-def css(driver: Any, selector: str) -> list[Any]:
-    from selenium.webdriver.common.by import By
-
-    return list(driver.find_elements(By.CSS_SELECTOR, selector))
-
-
-def table(driver: Any) -> dict[str, str]:
-    """The table section's data-* attributes ({} before it is drawn)."""
-    found = driver.execute_script(
-        "const t = document.querySelector('[data-testid=table]'); return t ? Object.assign({}, t.dataset) : null;"
-    )
-    return found or {}
 
 
 def alert_text(driver: Any) -> str:
@@ -236,23 +223,6 @@ def assert_log_is_the_apis(driver: Any, port: int, game_id: int) -> None:
             assert ("drew" if move["move"]["type"] == "draw" else "passed") in text, text
 
 
-def open_table(server: Serve, token: str, *, players: int = 4, bots: int = 3, **options: Any) -> int:
-    """A table made over HTTP by the account of ``token`` (seat 0), with ``bots`` greedy
-    server bots; started when every seat is taken. Answers its id."""
-    port = server.port
-    body = {"ruleset": {"set_max": 6, "players": players, "rounds": 1}, "bot_delay_ms": 0, **options}
-    status, game = request(port, "POST", "/api/v1/games/", body, token=token)
-    assert status == 201, game
-    game_id = int(game["game"]["id"])
-    for _ in range(bots):
-        status, answer = request(port, "POST", f"/api/v1/games/{game_id}/bots/", {"strategy": "greedy"}, token=token)
-        assert status == 200, answer
-    if bots == players - 1:
-        status, answer = request(port, "POST", f"/api/v1/games/{game_id}/start/", token=token)
-        assert status == 200, answer
-    return game_id
-
-
 def game_view(server: Serve, game_id: int) -> dict[str, Any]:
     status, body = server.api("GET", f"/games/{game_id}/")
     assert status == 200, body
@@ -362,7 +332,7 @@ def test_two_players_play_a_hand_while_an_anonymous_visitor_watches_every_move(
     alice, bob, watcher = make_browser(), make_browser(), make_browser(1000, 1000)
     token = sign_in(alice, server, "alice")
     bob_token = sign_in(bob, server, "bob")
-    game_id = open_table(server, token, players=2, bots=0)
+    game_id = open_table(server, token, players=2, bots=())
     status, answer = request(server.port, "POST", f"/api/v1/games/{game_id}/join/", {}, token=bob_token)
     assert status == 200, answer
     status, answer = request(server.port, "POST", f"/api/v1/games/{game_id}/start/", token=token)

@@ -20,7 +20,17 @@ import pytest
 
 from tests.integration.serve import Serve
 from tests.integration.web import request
-from tests.web.conftest import RELAXED_LIMITS, base_url, check_requests_against_contract, save_shot, sign_in, until
+from tests.web.conftest import (
+    RELAXED_LIMITS,
+    base_url,
+    check_requests_against_contract,
+    css,
+    open_table,
+    save_shot,
+    sign_in,
+    table,
+    until,
+)
 
 pytestmark = [pytest.mark.slow]
 
@@ -38,18 +48,6 @@ def clocked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
         yield server
     finally:
         server.stop()
-
-
-def css(driver: Any, selector: str) -> list[Any]:
-    from selenium.webdriver.common.by import By
-
-    return list(driver.find_elements(By.CSS_SELECTOR, selector))
-
-
-def table(driver: Any) -> dict[str, str]:
-    return dict(
-        driver.execute_script("return Object.assign({}, document.querySelector('[data-testid=table]')?.dataset || {});")
-    )
 
 
 def seat_of(server: Serve, game: int, token: str) -> dict[str, Any]:
@@ -70,20 +68,37 @@ def moves(server: Serve, game: int, token: str) -> list[dict[str, Any]]:
         found += page["moves"]
 
 
+def click_a_move(driver: Any) -> bool:
+    """One click towards a move (a playable tile, one of its ends, else Draw or Pass); True once it is sent."""
+    from selenium.common.exceptions import ElementNotInteractableException, StaleElementReferenceException
+
+    if table(driver).get("busy") == "true" or table(driver).get("yourTurn") != "true":
+        return True
+    found = (
+        css(driver, "[data-testid=end-choices] button[data-end]")
+        or css(driver, "[data-testid=hand] button[data-legal=true]")
+        or css(driver, "[data-testid=draw-button], [data-testid=pass-button]")
+    )
+    try:
+        if found:
+            found[0].click()
+    except (ElementNotInteractableException, StaleElementReferenceException):
+        return False
+    return table(driver).get("busy") == "true" or table(driver).get("yourTurn") != "true"
+
+
 def test_a_closed_page_hands_the_seat_to_a_bot_and_the_player_takes_it_back(
     clocked: Serve, make_browser: Callable[..., Any]
 ) -> None:
     driver = make_browser()
     token = sign_in(driver, clocked, "comeback")
     # Many hands and a slow bot: the match is still on when the player comes back.
-    body = {"ruleset": {"set_max": 9, "players": 2, "rounds": 10}, "bot_strategy": "greedy", "bot_delay_ms": 1500}
-    status, created = request(clocked.port, "POST", "/api/v1/games/", body, token=token)
-    assert status == 201, created
-    game = created["game"]["id"]
-    assert created["game"]["turn_time_limit"] == CLOCK_SECONDS  # nobody asked for a clock: the default
-    for path, sent in ((f"/api/v1/games/{game}/bots/", {"strategy": "random"}), (f"/api/v1/games/{game}/start/", {})):
-        status, answer = request(clocked.port, "POST", path, sent, token=token)
-        assert status == 200, answer
+    game = open_table(
+        clocked, token, players=2, set_max=9, rounds=10, bots=["random"], bot_strategy="greedy", bot_delay_ms=1500
+    )
+    status, view = request(clocked.port, "GET", f"/api/v1/games/{game}/", token=token)
+    assert status == 200, view
+    assert view["game"]["turn_time_limit"] == CLOCK_SECONDS  # nobody asked for a clock: the default
     driver.get(f"{base_url(clocked)}/games/{game}/")
     until(driver, "the table in play", lambda d: table(d).get("status") == "running")
     assert not css(driver, "[data-testid=return-button]")
@@ -119,18 +134,14 @@ def test_a_closed_page_hands_the_seat_to_a_bot_and_the_player_takes_it_back(
     assert seat["bot_strategy"] == "" and seat["player"]["username"] == "comeback", seat
 
     # The next move of the seat is the player's own, from the page.
+    played = moves(clocked, game, token)  # read first: the turn's clock runs from the moment it is the player's
     until(
         driver, "my turn", lambda d: table(d).get("yourTurn") == "true" and table(d).get("busy") == "false", seconds=30
     )
-    played = moves(clocked, game, token)
-    legal = css(driver, "[data-testid=hand] button[data-legal=true]")
-    if legal:
-        legal[0].click()
-        choices = css(driver, "[data-testid=end-choices] button[data-end]")
-        if choices:
-            choices[0].click()
-    else:
-        css(driver, "[data-testid=draw-button], [data-testid=pass-button]")[0].click()
+    # The table redraws at each clock tick: a button found a moment ago may be gone when
+    # clicked - find and click again, until the move is sent (a tile with two ends first
+    # offers them: one of them is clicked next).
+    until(driver, "a move clicked", click_a_move)
 
     def my_new_move(_: Any) -> dict[str, Any] | None:
         return next((m for m in moves(clocked, game, token)[len(played) :] if m["seat"] == seat["number"]), None)

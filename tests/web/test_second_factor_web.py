@@ -15,27 +15,22 @@ import pytest
 from tests.integration.serve import Serve
 from tests.integration.web import request
 from tests.totp import code, fresh_step
-from tests.web.conftest import PASSWORD, base_url, check_requests_against_contract, save_shot, sign_in, until
+from tests.web.conftest import (
+    PASSWORD,
+    base_url,
+    check_requests_against_contract,
+    click,
+    fill,
+    save_shot,
+    sign_in,
+    until,
+)
 
 pytestmark = [pytest.mark.slow]
 
 
 def text_of(driver: Any, selector: str) -> str:
     return str(driver.execute_script("return document.querySelector(arguments[0])?.textContent || ''", selector))
-
-
-def fill(driver: Any, selector: str, text: str) -> None:
-    from selenium.webdriver.common.by import By
-
-    box = driver.find_element(By.CSS_SELECTOR, selector)
-    box.clear()
-    box.send_keys(text)
-
-
-def click(driver: Any, selector: str) -> None:
-    from selenium.webdriver.common.by import By
-
-    driver.find_element(By.CSS_SELECTOR, selector).click()
 
 
 def state(driver: Any) -> str:

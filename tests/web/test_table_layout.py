@@ -25,6 +25,7 @@ from tests.web.conftest import ARTIFACTS, base_url, check_requests_against_contr
 pytestmark = [pytest.mark.slow]
 
 MATCH_SECONDS = 120
+MOVE_SECONDS = 60  # a key's effect and a move's answer, on a machine under heavy load
 SIZES = {"laptop": (1366, 768), "phone": (360, 740)}
 
 GEOMETRY = """
@@ -89,6 +90,17 @@ def assert_hand_and_board_in_view(driver: Any, size: str) -> None:
         assert toast["bottom"] <= g["hand"]["top"] or toast["top"] >= g["hand"]["bottom"], where
 
 
+#: Is the nearest element matching the selector (arguments[0]) the focused one, after it, or
+#: before it (in the order Tab goes)?
+TAB_WAY = """
+const active = document.activeElement;
+if (active && active.matches(arguments[0])) return "here";
+const found = [...document.querySelectorAll(arguments[0])].filter((e) => e.getClientRects().length);
+if (!active || active === document.body) return "after";
+return found.some((e) => active.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING) || !found.length
+  ? "after" : "before";
+"""
+
 HELD_GEOMETRY = """
 const rect = (e) => e.getBoundingClientRect();
 const board = rect(document.querySelector('[data-testid=board-area]'));
@@ -119,6 +131,7 @@ def move_by_keyboard(driver: Any) -> bool:
     """One move with the keyboard: Tab to a playable tile and Enter (then Enter on the
     first place it may go), else Tab to "Draw a tile" / "Pass" and Enter. False (no move
     made) when the last hand's end comes up meanwhile: it is held first, and takes the keys."""
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
     def wanted() -> str:
@@ -138,9 +151,16 @@ def move_by_keyboard(driver: Any) -> bool:
         if held(driver):
             return False
         want = wanted()
-        if driver.execute_script("return document.activeElement.matches(arguments[0]);", want):
+        # Where the nearest one is: on, after, or before the focus (Shift+Tab then). Going
+        # round the page the long way would tab through the chat below, scrolling the
+        # table off the top - the page's geometry is asserted unscrolled.
+        where = driver.execute_script(TAB_WAY, want)
+        if where == "here":
             break
-        press(driver, Keys.TAB)
+        if where == "after":
+            press(driver, Keys.TAB)
+        else:
+            ActionChains(driver).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
     else:
         state = driver.execute_script(
             "const a = document.activeElement; return [a && a.outerHTML.slice(0, 160),"
@@ -148,10 +168,35 @@ def move_by_keyboard(driver: Any) -> bool:
             " JSON.stringify(document.querySelector('[data-testid=table]')?.dataset || {})];"
         )
         pytest.fail(f"Tab never reached {want}; focus, draw/pass buttons, table: {state}")
+    before = int(table(driver)["seq"])
     press(driver, Keys.ENTER)
-    if driver.execute_script("return document.activeElement.matches('[data-testid=end-choices] button[data-end]');"):
+    # What the key did, waited for (never assumed at once): the move sent (busy), or made,
+    # or the tile's ends offered (Enter on the first), or the hand's end came up. An
+    # alert (a refused move) fails at once, with its words.
+    outcome = until(driver, "the key's effect", key_effect(before), seconds=MOVE_SECONDS)
+    if outcome == "choices":
         press(driver, Keys.ENTER)
+        until(driver, "the end chosen", key_effect(before, choosing=True), seconds=MOVE_SECONDS)
     return True
+
+
+def key_effect(before: int, *, choosing: bool = False) -> Callable[[Any], str | None]:
+    def effect(driver: Any) -> str | None:
+        alert = driver.execute_script(
+            "const a = document.querySelector('[data-testid=table-alert]'); return a && !a.hidden ? a.textContent : '';"
+        )
+        if alert:
+            pytest.fail(f"the move was refused: {alert}")
+        t = table(driver)
+        if t.get("busy") == "true" or int(t["seq"]) > before or held(driver):
+            return "sent"
+        if not choosing and driver.execute_script(
+            "return document.activeElement.matches('[data-testid=end-choices] button[data-end]');"
+        ):
+            return "choices"
+        return None
+
+    return effect
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -230,7 +275,7 @@ def test_keyboard_play_keeps_hand_and_board_in_view_and_holds_each_hands_end(
         def moved_or_held(d: Any, moved: Callable[[Any], bool] = moved) -> bool:
             return moved(d) or held(d)
 
-        if until(driver, "the move drawn (or the hand's end, which takes the keys)", moved_or_held) and (
+        if until(driver, "the move drawn (or the hand's end, which takes the keys)", moved_or_held, MOVE_SECONDS) and (
             held(driver) and not moved(driver)
         ):
             continue

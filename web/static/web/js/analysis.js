@@ -3,22 +3,31 @@
 // analysis").
 //
 // analysisPanel({gameId, game, steps, onJump}) -> {element, decisionAt(stepIndex), cleanup}
-//   element      the panel: a seat <select>, *Analyse*, the progress while it runs (the
-//                page asks again every second), the summary (accuracy, counts) and the
-//                move list: each decision of the seat with its mark, the move played
-//                and the better one; a click jumps to that step (onJump(stepIndex)).
+//   element      the panel: a seat <select>, *Analyse*, the progress while it runs, the
+//                summary (accuracy, counts) and the move list: each decision of the seat
+//                with its mark, the move played and the better one; a click jumps to
+//                that step (onJump(stepIndex)).
 //   decisionAt   the decision played at a replay step (or null): replay.js shows its
 //                mark beside the step and the better move on the board.
 //
 // Marks: good ✓, inaccuracy ?!, mistake ?, blunder ??.
+//
+// Progress comes on the account stream (js/accountstream.js): its `analysis_progress`
+// frames (and the snapshot's `analyses`) move the status line; the one GET for the
+// result follows the frame that says done (or failed). The page polls only while the
+// stream is down (connecting, reconnecting, closed): every SLOW_POLL_MS; when the
+// stream comes back, one GET catches up with what it may have missed.
 //
 // Selectors for tests (data-testid): analysis (the panel; data-status, data-seat),
 // analysis-seat, analysis-request, analysis-status, analysis-summary, analysis-moves
 // (<ol>; each <li data-move-number data-verdict data-step> holds a button).
 
 import * as api from "./api.js";
+import { onAccountFrame, onAccountStatus } from "./accountstream.js";
 import { gettext, interpolate } from "./i18n.js";
 import { el, seatLabel } from "./table.js";
+
+const SLOW_POLL_MS = 5000;
 
 export const MARKS = { good: "✓", inaccuracy: "?!", mistake: "?", blunder: "??" };
 
@@ -53,6 +62,8 @@ export function analysisPanel({ gameId, game, steps, onJump }) {
   const id = Number(gameId);
   let closed = false;
   let timer = null;
+  let streamStatus = "closed";
+  const heard = new Map(); // seat -> the stream's last word on its analysis
   let seqs = null;
   let byStep = new Map();
   const seats = game?.game?.seats || [];
@@ -115,7 +126,11 @@ export function analysisPanel({ gameId, game, steps, onJump }) {
     onJump(null); // the step shown gets its mark
   }
 
-  function showProgress(analysis) {
+  function pending(status) {
+    return status === "queued" || status === "running";
+  }
+
+  function showStatus(analysis) {
     element.dataset.status = analysis.status;
     element.dataset.seat = String(analysis.seat);
     request.hidden = true;
@@ -127,15 +142,55 @@ export function analysisPanel({ gameId, game, steps, onJump }) {
         : interpolate(gettext("Analysing: %(done)s of %(total)s decisions."), { done: p.done, total: p.total });
     } else if (analysis.status === "failed") statusLine.textContent = gettext("The analysis failed.");
     else statusLine.textContent = interpolate(gettext("Analysis of %(name)s."), { name: seatLabel(game, analysis.seat) });
-    if (analysis.status === "queued" || analysis.status === "running") {
-      timer = setTimeout(() => load(false), 1000);
-    } else if (analysis.status === "done") {
-      showResult(analysis);
+  }
+
+  // An answer of the API (POST or GET): the whole analysis, with its result once done.
+  function showProgress(analysis) {
+    clearTimeout(timer);
+    timer = null;
+    const told = heard.get(analysis.seat);
+    if (pending(analysis.status) && told && !pending(told.status)) {
+      // The stream told the end before this answer came: read the result (once).
+      heard.delete(analysis.seat);
+      load(false);
+      return;
     }
+    showStatus(analysis);
+    if (analysis.status === "done") showResult(analysis);
+    else if (pending(analysis.status)) waitForProgress();
+  }
+
+  // Waiting for the analysis: the stream's frames move it on; only without the stream,
+  // the page asks again, slowly.
+  function waitForProgress() {
+    clearTimeout(timer);
+    timer = streamStatus === "open" ? null : setTimeout(() => load(false), SLOW_POLL_MS);
+  }
+
+  function waiting() {
+    return pending(element.dataset.status) && element.dataset.seat === String(seat());
+  }
+
+  // An analysis_progress frame (or an item of the snapshot's analyses): no result in it.
+  function onProgress(analysis) {
+    if (!analysis || Number(analysis.game) !== id) return;
+    heard.set(analysis.seat, analysis);
+    if (closed || analysis.seat !== seat() || !waiting()) return;
+    if (pending(analysis.status)) showStatus(analysis);
+    else load(false); // done or failed: the one GET for the result
+  }
+
+  function onStreamStatus(next) {
+    const was = streamStatus;
+    streamStatus = next;
+    if (closed || !waiting()) return;
+    if (next === "open" && was !== "open") load(false); // back: catch up with what was missed
+    else if (next !== "open" && !timer) waitForProgress();
   }
 
   function reset() {
     clearTimeout(timer);
+    timer = null;
     byStep = new Map();
     list.replaceChildren();
     summary.hidden = true;
@@ -171,10 +226,18 @@ export function analysisPanel({ gameId, game, steps, onJump }) {
     load(false);
   });
 
+  const unsubscribe = [];
   if (!signedIn) {
     seatSelect.disabled = true;
     statusLine.textContent = gettext("Log in to analyse this game.");
   } else {
+    unsubscribe.push(
+      onAccountFrame((type, frame) => {
+        if (type === "analysis_progress") onProgress(frame);
+        else if (type === "snapshot") for (const item of frame?.analyses || []) onProgress(item);
+      }),
+      onAccountStatus(onStreamStatus),
+    );
     load(false);
   }
 
@@ -184,6 +247,7 @@ export function analysisPanel({ gameId, game, steps, onJump }) {
     cleanup() {
       closed = true;
       clearTimeout(timer);
+      for (const stop of unsubscribe) stop();
     },
   };
 }

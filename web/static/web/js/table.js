@@ -712,8 +712,17 @@ export function renderTable(root, { gameId }) {
       ),
     );
     handOver.dataset.round = d.number;
+    const shown = handOver.hidden;
     handOver.hidden = false;
     section.dataset.held = String(Boolean(held));
+    if (shown) revealBoard();
+  }
+
+  /** A hand's end just came up: the finished board is brought into view if the page was
+   *  scrolled past it (a keyboard player who tabbed on to the chat, a reader of the log). */
+  function revealBoard() {
+    const top = boardBox.getBoundingClientRect().top;
+    if (top < 0) window.scrollBy({ top: top - 8, behavior: "instant" });
   }
 
   // -- a seat a bot keeps after timeouts: take it back
