@@ -22,6 +22,7 @@ from typing import Any
 from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Case, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -329,14 +330,14 @@ def _decide_tables(pool: Any, planned: list[list[int]], report: MatchReport) -> 
         seeks = _locked_waiting([i for ids in planned for i in ids])
         by_id = {s.pk: s for s in seeks}
         seated = _seated([s.user_id for s in seeks])
-        opened = 0
+        groups = []
         for ids in planned:
             group = [by_id.get(i) for i in ids]
             if any(s is None or not s.user.is_active or s.user_id in seated for s in group):
                 continue  # changed meanwhile: the next pass reads again (and drops the unavailable)
-            _open_table([s for s in group if s is not None], bots=0, report=report)
-            opened += 1
-    return opened > 0, opened == len(planned)
+            groups.append([s for s in group if s is not None])
+        _open_tables(groups, bots=0, report=report)
+    return bool(groups), len(groups) == len(planned)
 
 
 def _decide(
@@ -355,7 +356,11 @@ def _decide(
             report.expired += 1
         else:
             by_id = {s.pk: s for s in seeks}
-            _open_table([by_id[i] for i in ids], bots=bots, report=report, legacy=legacy)
+            group = [by_id[i] for i in ids]
+            if legacy:
+                _open_table_legacy_matched(group, bots=bots, report=report)
+            else:
+                _open_tables([group], bots=bots, report=report)
         return True
 
 
@@ -402,29 +407,72 @@ def _drop_unavailable(waiting: list[Seek], report: MatchReport) -> bool:
     return True
 
 
-def _open_table(seeks: list[Seek], *, bots: int, report: MatchReport, legacy: bool = False) -> None:
-    """Open, fill and start the table of ``seeks`` (the first one's settings; the
-    oldest seeker creates it and sits first) with ``bots`` server bots at the first
-    seeker's level - one games change (``games.services.game_open_full``) - and mark
-    the seeks matched; or, if the games layer refuses, mark them failed (in a
-    savepoint: nothing of the table is kept)."""
-    first = seeks[0]
-    preset = PRESETS[first.preset]
+def _open_tables(groups: list[list[Seek]], *, bots: int, report: MatchReport) -> None:
+    """Open, fill and start the table of each group of ``seeks`` (the first one's
+    settings; the oldest seeker creates it and sits first) with ``bots`` server bots
+    at the first seeker's level - together, in one games change
+    (``games.services.games_open_full``: a few statements for any number of tables) -
+    and mark the seeks matched (one statement); a group whose table the games layer
+    refuses is marked failed (nothing of its table is written)."""
+    if not groups:
+        return
+    tables = []
+    for seeks in groups:
+        first = seeks[0]
+        tables.append(
+            game_services.FullTable(
+                players=[s.user for s in seeks],
+                bots=[(first.bot_level, hooks.level_account(first.bot_level, number)) for number in range(1, bots + 1)],
+                ruleset=PRESETS[first.preset].ruleset_for(first.players),
+                turn_time_limit=first.turn_time_limit,
+                bot_strategy=first.bot_level,
+                rated=first.rated,
+            )
+        )
+    opened: list[tuple[list[Seek], Game]] = []
+    for seeks, answer in zip(groups, game_services.games_open_full(tables), strict=True):
+        if isinstance(answer, ApiError):
+            log.error(
+                "seeks %s: the table could not be set up (%s: %s)", [s.pk for s in seeks], answer.code, answer.detail
+            )
+            _close(seeks, SeekStatus.CANCELLED, SeekEndReason.FAILED)
+            report.failed += len(seeks)
+        else:
+            opened.append((seeks, answer))
+    _close_matched(opened, SeekEndReason.BOTS if bots else SeekEndReason.PLAYERS)
+    waits = [(s.matched_at - s.created_at).total_seconds() for seeks, _ in opened for s in seeks if s.matched_at]
+    transaction.on_commit(lambda: [metrics.SEEK_WAIT.observe(wait) for wait in waits])
+    for seeks, game in opened:
+        report.games.append(game.pk)
+        if bots:
+            report.with_bots += len(seeks)
+        else:
+            report.matched += len(seeks)
+
+
+def _close_matched(opened: list[tuple[list[Seek], Game]], reason: str) -> None:
+    """Mark each group's seeks (locked by the caller) matched into its game, all in
+    one statement, and wake their players' account streams (one notice)."""
+    if not opened:
+        return
+    now = timezone.now()
+    game_of = Case(*(When(pk__in=[s.pk for s in seeks], then=Value(game.pk)) for seeks, game in opened))
+    values: dict[str, Any] = {"status": SeekStatus.MATCHED, "reason": reason, "updated_at": now, "matched_at": now}
+    Seek.objects.filter(pk__in=[s.pk for seeks, _ in opened for s in seeks]).update(game_id=game_of, **values)
+    for seeks, game in opened:
+        for seek in seeks:
+            for name, value in values.items():
+                setattr(seek, name, value)
+            seek.game = game
+    account_feeds.notify_accounts(s.user_id for seeks, _ in opened for s in seeks)
+
+
+def _open_table_legacy_matched(seeks: list[Seek], *, bots: int, report: MatchReport) -> None:
+    """The matcher's table as it was before (``bench_matching --compare``'s baseline
+    only): five games changes in a savepoint, the seeks closed on their own."""
     try:
         with transaction.atomic():
-            if legacy:
-                game = _open_table_legacy(seeks, bots)
-            else:
-                game = game_services.game_open_full(
-                    players=[s.user for s in seeks],
-                    bots=[
-                        (first.bot_level, hooks.level_account(first.bot_level, number)) for number in range(1, bots + 1)
-                    ],
-                    ruleset=preset.ruleset_for(first.players),
-                    turn_time_limit=first.turn_time_limit,
-                    bot_strategy=first.bot_level,
-                    rated=first.rated,
-                )
+            game = _open_table_legacy(seeks, bots)
     except ApiError as error:
         log.error("seeks %s: the table could not be set up (%s: %s)", [s.pk for s in seeks], error.code, error.detail)
         _close(seeks, SeekStatus.CANCELLED, SeekEndReason.FAILED)
