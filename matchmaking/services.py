@@ -13,10 +13,12 @@ run decides again from the database).
 from __future__ import annotations
 
 import logging
+import math
 import time
 import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from celery import current_app
@@ -28,13 +30,15 @@ from django.utils.translation import gettext
 
 from bots.strategies import STRATEGIES
 from core import metrics
+from core.cache import send_all
 from core.errors import ApiError, CoreCode
+from core.redisconn import redis_client
 from games import services as game_services
 from games.models import Game, GameStatus, Seat
 from live import account_feeds
 from matchmaking import hooks
 from matchmaking.errors import SeekCode, SeekError
-from matchmaking.matching import Candidate, RatingWindow, next_group, next_timeout
+from matchmaking.matching import Candidate, RatingWindow, all_groups, next_timeout
 from matchmaking.models import MatcherLock, OnTimeout, Seek, SeekEndReason, SeekStatus
 from matchmaking.presets import PRESETS
 from players.models import User
@@ -107,10 +111,11 @@ def seek_create(
         expires_at=now + timedelta(seconds=wait_seconds),
     )
     try:
-        with transaction.atomic():
-            seek.save()
-            account_feeds.notify_accounts([user.pk])
-            transaction.on_commit(lambda: match_soon(wait_seconds))
+        if transaction.get_connection().in_atomic_block:
+            with transaction.atomic():  # a savepoint: a refused insert leaves the caller's transaction usable
+                seek.save()
+        else:
+            seek.save()  # one statement, committed by itself (no BEGIN and COMMIT round trips)
     except IntegrityError:  # the partial unique constraint: one waiting seek per account
         waiting = Seek.objects.filter(user=user, status=SeekStatus.WAITING).values_list("pk", flat=True).first()
         raise SeekError(
@@ -118,6 +123,8 @@ def seek_create(
             gettext("You already have a waiting seek (%(waiting)s): cancel it first.") % {"waiting": waiting},
             seek_id=waiting,
         ) from None
+    account_feeds.notify_accounts([user.pk])  # when the caller's transaction (if any) commits
+    transaction.on_commit(lambda: match_soon(wait_seconds))
     return seek
 
 
@@ -140,16 +147,74 @@ def _validate(*, players: int, preset: str, wait_seconds: int, on_timeout: str, 
         raise SeekError(CoreCode.VALIDATION_ERROR, gettext("Some fields are invalid."), errors=errors)
 
 
+#: How long a "matcher due" mark (``match_soon``) lasts at most: a task lost meanwhile
+#: (a killed worker) holds the others back no longer than that (and beat runs anyway).
+SOON_MARK_MS = 5000
+
+
 def match_soon(wait_seconds: float | None = None) -> None:
-    """Ask a worker to run the matcher now (and again after ``wait_seconds``, when a
-    seek's wait runs out). A lost message costs only time: beat runs the matcher
-    every few seconds anyway."""
+    """Ask a worker to run the matcher now (and again when a wait of ``wait_seconds``
+    runs out). A lost message costs only time: beat runs the matcher every few
+    seconds anyway.
+
+    Coalesced on a Redis broker: a seek sends the task only if none is due yet (a
+    mark in Redis, set if absent, which the task clears before it reads the seeks -
+    so a seek committed before the clear is read by that run, and one after it sends
+    a new task), and one deadline task for each second in which waits run out. A
+    burst of 1,000 seeks then sends a handful of tasks, not 2,000, and the worker
+    does not run the matcher 1,000 times over nothing."""
     try:
-        current_app.send_task(MATCH_TASK)
-        if wait_seconds is not None:
-            current_app.send_task(MATCH_TASK, countdown=wait_seconds + 0.05)
+        now_due, deadline = _marks(wait_seconds)
+        if now_due:
+            current_app.send_task(MATCH_TASK)
+        if deadline is not None:
+            current_app.send_task(MATCH_TASK, countdown=max(0.0, deadline - time.time()) + 0.05)
     except Exception as error:
         log.warning("could not send %s (%s): the periodic run will match", MATCH_TASK, error)
+
+
+def _marks(wait_seconds: float | None) -> tuple[bool, float | None]:
+    """Whether to send the task now, and the deadline (a Unix time) to send one for
+    (None: none): both unless a Redis broker says one is already on its way."""
+    deadline = None if wait_seconds is None else math.ceil(time.time() + wait_seconds)
+    client = _broker_redis()
+    if client is None:
+        return True, deadline
+    commands: list[tuple[Any, ...]] = [("SET", _soon_key(), b"1", "NX", "PX", SOON_MARK_MS)]
+    if deadline is not None:
+        commands.append(("SET", f"{_soon_key()}-{deadline}", b"1", "NX", "EX", math.ceil(wait_seconds or 0) + 60))
+    try:
+        replies = send_all(client, commands)
+    except Exception as error:  # no marks: send them all
+        log.warning("could not mark the matcher due (%s): sending its tasks anyway", error)
+        return True, deadline
+    return bool(replies[0]), deadline if deadline is not None and replies[1] else None
+
+
+def match_due_clear() -> None:
+    """The matcher is about to read the seeks: seeks from now on send a task again
+    (``match_soon``). Called by the task before it runs the matcher."""
+    client = _broker_redis()
+    if client is not None:
+        try:
+            send_all(client, [("DEL", _soon_key())])
+        except Exception as error:  # the mark lapses by itself
+            log.warning("could not clear the matcher's mark (%s)", error)
+
+
+def _soon_key() -> str:
+    return f"{current_app.conf.task_default_queue}:matchmaking-match-due"  # the queue's (tests clean up {queue}*)
+
+
+def _broker_redis() -> Any:
+    """A client of the Celery broker's Redis (None: the broker is not Redis)."""
+    url = current_app.conf.broker_write_url or current_app.conf.broker_url or ""
+    return _redis_at(url) if url.startswith(("redis://", "rediss://", "unix://")) else None
+
+
+@lru_cache(maxsize=4)
+def _redis_at(url: str) -> Any:
+    return redis_client(url, socket_timeout=0.5, socket_connect_timeout=0.5)
 
 
 def seek_cancel(*, seek_id: int, by: User, as_moderator: bool = False) -> Seek:
@@ -244,11 +309,9 @@ def _pass(
         return True
     now = fixed_now or timezone.now()
     candidates = [_candidate(s) for s in waiting]
-    groups: list[list[Candidate]] = []
-    while (group := next_group(candidates, window, now)) is not None:
-        groups.append(group)
-        taken = {c.id for c in group}
-        candidates = [c for c in candidates if c.id not in taken]
+    groups = all_groups(candidates, window, now)
+    taken = {c.id for group in groups for c in group}
+    candidates = [c for c in candidates if c.id not in taken]
     decided = False
     if legacy:
         for group in groups:

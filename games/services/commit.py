@@ -255,7 +255,7 @@ def _insert(model: type[Model], rows: list[Any]) -> None:
     if not rows:
         return
     if connection.vendor != "postgresql":
-        model.objects.bulk_create(rows)
+        model._default_manager.bulk_create(rows)
         return
     columns = _insert_columns(model)
     params = [f.get_db_prep_save(f.pre_save(row, True), connection) for row in rows for f in columns]
