@@ -1,8 +1,8 @@
 """Every change to seeks: make one, cancel one, and the matcher's decisions.
 
 A seek is made and cancelled by its player (or cancelled by a moderator); the
-matcher (``seeks_match``, run by the Celery task ``matchmaking.match`` after each
-new seek, at each seek's deadline and every few seconds by beat) is the only one
+matcher (``seeks_match``, run by the Celery task ``matchmaking.match`` after new
+seeks (``match_soon``: coalesced), at their deadlines and every few seconds by beat) is the only one
 that matches or expires seeks. Each of its decisions is one transaction with the
 matcher's lock row and the waiting seeks locked: the table is opened, filled and
 started through ``games.services`` and the seeks marked matched together, or
@@ -263,8 +263,9 @@ class MatchReport:
     failed: int = 0
 
 
-#: Tables of one pool a matcher opens in one transaction (each in a savepoint): a
-#: burst's tables are made without a commit each (docs/performance.md, "Quick play").
+#: Tables of one pool a matcher opens in one transaction, written together
+#: (``games.services.games_open_full``): a burst's tables are made without a commit
+#: and statements each (docs/performance.md, "Quick play").
 BATCH_TABLES = 25
 
 
@@ -385,7 +386,7 @@ def _locked_waiting(ids: list[int]) -> list[Seek]:
 
 def _decide_tables(pool: Any, planned: list[list[int]], report: MatchReport) -> tuple[bool, bool] | None:
     """Open the tables ``planned`` (seek ids each, oldest first) of one pool in one
-    transaction, each table in a savepoint. None if another matcher holds the pool;
+    transaction, their rows written together. None if another matcher holds the pool;
     else (any table opened, every planned table opened)."""
     with transaction.atomic():
         if not _lock_matcher(pool, wait=False):
