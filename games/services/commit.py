@@ -250,8 +250,8 @@ def _insert(model: type[Model], rows: list[Any]) -> None:
 
     Fast twin (PostgreSQL) of ``bulk_create``: a plain ``INSERT ... VALUES`` - Django
     5.2's bulk insert sends each column as an array (``UNNEST``), and psycopg escapes
-    every quote of a JSON value (a dealt match's state) in Python on the way, which was
-    most of the time of a burst's tables."""
+    every quote of a JSON value (a dealt match's state) in Python on the way: a large
+    part of a burst's tables (docs/performance.md, "Quick play")."""
     if not rows:
         return
     if connection.vendor != "postgresql":
