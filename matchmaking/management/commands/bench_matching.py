@@ -133,7 +133,9 @@ class Command(BaseCommand):
             if worker is not None:
                 worker.terminate()
                 worker.wait(20)
-                redis.Redis.from_url(settings.REDIS_URL).delete(queue)  # the deadlines' tasks left on its queue
+                client = redis.Redis.from_url(settings.REDIS_URL)
+                # the deadlines' tasks left on its queue, and the matcher's marks (services.match_soon)
+                client.delete(queue, *client.keys(f"{queue}:*"))
             if not options["keep"]:
                 self._clean(accounts)
         how = "inline threads" if options["inline"] else "a Celery worker"
