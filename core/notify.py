@@ -41,7 +41,7 @@ import random
 import threading
 import time
 from collections import defaultdict, deque
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager
 from functools import lru_cache
 from typing import Any
@@ -454,6 +454,33 @@ class _Lost:
     flag = False
 
 
+class _Batch(threading.local):
+    """The notices of ``batched`` blocks of this thread: Redis commands not yet sent."""
+
+    commands: list[tuple[Any, ...]] | None = None
+
+
+_BATCH = _Batch()
+
+
+@contextlib.contextmanager
+def batched() -> Iterator[None]:
+    """Within the block, ``publish`` wakes this process's waiters at once but keeps
+    the Redis commands; they go out in one write when the block ends (many tables'
+    notices after one commit: one round trip, not one each). Nested blocks send at the
+    outermost one's end."""
+    if _BATCH.commands is not None:
+        yield
+        return
+    _BATCH.commands = []
+    try:
+        yield
+    finally:
+        commands, _BATCH.commands = _BATCH.commands, None
+        if commands:
+            _publish_all(commands)
+
+
 def publish(channels: Iterable[str], message: Any = None, *, messages: Mapping[str, Any] | None = None) -> None:
     """Wake every waiter on ``channels``, in this process and (with Redis) all others,
     with ``message`` (a JSON value; None: none) - or, for a channel ``messages`` names,
@@ -468,14 +495,22 @@ def publish(channels: Iterable[str], message: Any = None, *, messages: Mapping[s
     if REDIS.is_open:
         _Lost.flag = True
         return
+    mark = b"%s%d;" % (_Origin.mark, time.time_ns() // 1_000_000)
+    commands: list[tuple[Any, ...]] = [
+        ("PUBLISH", channel, mark + (b"" if value is None else orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)))
+        for channel, value in notices.items()
+    ]
+    if _BATCH.commands is not None:
+        _BATCH.commands += commands
+        return
+    _publish_all(commands)
+
+
+def _publish_all(commands: list[tuple[Any, ...]]) -> None:
+    """Publish ``commands`` to Redis in one write (with ``RESYNC`` after a lost one)."""
     try:
-        mark = b"%s%d;" % (_Origin.mark, time.time_ns() // 1_000_000)
-        commands: list[tuple[Any, ...]] = [
-            ("PUBLISH", channel, mark + (b"" if value is None else orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)))
-            for channel, value in notices.items()
-        ]
         if _Lost.flag:
-            commands.append(("PUBLISH", RESYNC, b""))
+            commands = [*commands, ("PUBLISH", RESYNC, b"")]
         send_all(_redis(), commands)
     except Exception as error:  # made good by the next notice that gets through (and the poll)
         _Lost.flag = True

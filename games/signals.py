@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 
 from django.dispatch import Signal
 
+from core import notify
+
 if TYPE_CHECKING:
     from games.models import Event, GameStatus
 
@@ -60,3 +62,11 @@ def committed(plan: FollowUp) -> None:
     """A change has committed (called by ``transaction.on_commit``): tell the hooks."""
     for hook in COMMITTED_HOOKS:
         hook(plan)
+
+
+def committed_many(plans: list[FollowUp]) -> None:
+    """Many changes committed together (``games.services.commit.game_changes_new``):
+    each plan to the hooks, and what their notices publish to Redis in one write."""
+    with notify.batched():
+        for plan in plans:
+            committed(plan)

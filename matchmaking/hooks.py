@@ -32,11 +32,12 @@ def rating_of(user: User, players: int) -> float:
 
 def level_for(user: User, players: int) -> str:
     entries = ladder_services.level_entries_ensure()
-    ratings = rating_selectors.ordinals(user_ids=[e.user_id for e in entries], players=players)
+    # The levels' ratings and the account's own in one read (a seek's path).
+    ratings = rating_selectors.ordinals(user_ids=[*(e.user_id for e in entries), user.pk], players=players)
     rated = [(ratings[e.user_id], e.level) for e in entries if e.user_id in ratings]
     if not rated:
         return DEFAULT_LEVEL
-    own = rating_of(user, players)
+    own = ratings.get(user.pk, 0.0)
     return min(rated, key=lambda r: (abs(r[0] - own), r[1]))[1]
 
 

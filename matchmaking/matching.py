@@ -97,6 +97,38 @@ def next_group(seeks: Sequence[Candidate], window: RatingWindow, now: datetime) 
     return None
 
 
+def all_groups(seeks: Sequence[Candidate], window: RatingWindow, now: datetime) -> list[list[Candidate]]:
+    """Every complete table, in the order ``next_group`` would give them one after
+    another (each time without the seeks already grouped), anchor first in each -
+    but each pool sorted once and searched on its own (a pool's tables never take
+    another's seeks): a burst of 1,000 seeks is planned in one sweep, not 250."""
+    by_pool: dict[tuple[int, str, bool, int | None], list[Candidate]] = {}
+    for seek in _oldest_first(seeks):
+        by_pool.setdefault(seek.pool, []).append(seek)
+
+    def first_group(pool: list[Candidate]) -> list[Candidate] | None:
+        for index, anchor in enumerate(pool):
+            if len(pool) - index < anchor.players:
+                return None  # too few seeks left after it (and after any younger one)
+            others = _companions(anchor, pool[index + 1 :], window, now, anchor.players - 1, bots_only=False)
+            if len(others) == anchor.players - 1:
+                return [anchor, *others]
+        return None
+
+    found: list[list[Candidate]] = []
+    pending = {key: group for key, pool in by_pool.items() if (group := first_group(pool)) is not None}
+    while pending:
+        # next_group's choice: the oldest anchor that can be matched, whatever its pool
+        key = min(pending, key=lambda k: (pending[k][0].created_at, pending[k][0].id))
+        group = pending.pop(key)
+        found.append(group)
+        taken = {c.id for c in group}
+        by_pool[key] = rest = [c for c in by_pool[key] if c.id not in taken]
+        if (following := first_group(rest)) is not None:
+            pending[key] = following
+    return found
+
+
 @dataclass(frozen=True)
 class Timeout:
     """A seek whose wait ran out: ``companions`` (seeks that would also take bots)

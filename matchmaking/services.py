@@ -1,8 +1,8 @@
 """Every change to seeks: make one, cancel one, and the matcher's decisions.
 
 A seek is made and cancelled by its player (or cancelled by a moderator); the
-matcher (``seeks_match``, run by the Celery task ``matchmaking.match`` after each
-new seek, at each seek's deadline and every few seconds by beat) is the only one
+matcher (``seeks_match``, run by the Celery task ``matchmaking.match`` after new
+seeks (``match_soon``: coalesced), at their deadlines and every few seconds by beat) is the only one
 that matches or expires seeks. Each of its decisions is one transaction with the
 matcher's lock row and the waiting seeks locked: the table is opened, filled and
 started through ``games.services`` and the seeks marked matched together, or
@@ -13,27 +13,32 @@ run decides again from the database).
 from __future__ import annotations
 
 import logging
+import math
 import time
 import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Case, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from bots.strategies import STRATEGIES
 from core import metrics
+from core.cache import send_all
 from core.errors import ApiError, CoreCode
+from core.redisconn import redis_client
 from games import services as game_services
 from games.models import Game, GameStatus, Seat
 from live import account_feeds
 from matchmaking import hooks
 from matchmaking.errors import SeekCode, SeekError
-from matchmaking.matching import Candidate, RatingWindow, next_group, next_timeout
+from matchmaking.matching import Candidate, RatingWindow, all_groups, next_timeout
 from matchmaking.models import MatcherLock, OnTimeout, Seek, SeekEndReason, SeekStatus
 from matchmaking.presets import PRESETS
 from players.models import User
@@ -106,10 +111,11 @@ def seek_create(
         expires_at=now + timedelta(seconds=wait_seconds),
     )
     try:
-        with transaction.atomic():
-            seek.save()
-            account_feeds.notify_accounts([user.pk])
-            transaction.on_commit(lambda: match_soon(wait_seconds))
+        if transaction.get_connection().in_atomic_block:
+            with transaction.atomic():  # a savepoint: a refused insert leaves the caller's transaction usable
+                seek.save()
+        else:
+            seek.save()  # one statement, committed by itself (no BEGIN and COMMIT round trips)
     except IntegrityError:  # the partial unique constraint: one waiting seek per account
         waiting = Seek.objects.filter(user=user, status=SeekStatus.WAITING).values_list("pk", flat=True).first()
         raise SeekError(
@@ -117,6 +123,8 @@ def seek_create(
             gettext("You already have a waiting seek (%(waiting)s): cancel it first.") % {"waiting": waiting},
             seek_id=waiting,
         ) from None
+    account_feeds.notify_accounts([user.pk])  # when the caller's transaction (if any) commits
+    transaction.on_commit(lambda: match_soon(wait_seconds))
     return seek
 
 
@@ -139,16 +147,74 @@ def _validate(*, players: int, preset: str, wait_seconds: int, on_timeout: str, 
         raise SeekError(CoreCode.VALIDATION_ERROR, gettext("Some fields are invalid."), errors=errors)
 
 
+#: How long a "matcher due" mark (``match_soon``) lasts at most: a task lost meanwhile
+#: (a killed worker) holds the others back no longer than that (and beat runs anyway).
+SOON_MARK_MS = 5000
+
+
 def match_soon(wait_seconds: float | None = None) -> None:
-    """Ask a worker to run the matcher now (and again after ``wait_seconds``, when a
-    seek's wait runs out). A lost message costs only time: beat runs the matcher
-    every few seconds anyway."""
+    """Ask a worker to run the matcher now (and again when a wait of ``wait_seconds``
+    runs out). A lost message costs only time: beat runs the matcher every few
+    seconds anyway.
+
+    Coalesced on a Redis broker: a seek sends the task only if none is due yet (a
+    mark in Redis, set if absent, which the task clears before it reads the seeks -
+    so a seek committed before the clear is read by that run, and one after it sends
+    a new task), and one deadline task for each second in which waits run out. A
+    burst of 1,000 seeks then sends a handful of tasks, not 2,000, and the worker
+    does not run the matcher 1,000 times over nothing."""
     try:
-        current_app.send_task(MATCH_TASK)
-        if wait_seconds is not None:
-            current_app.send_task(MATCH_TASK, countdown=wait_seconds + 0.05)
+        now_due, deadline = _marks(wait_seconds)
+        if now_due:
+            current_app.send_task(MATCH_TASK)
+        if deadline is not None:
+            current_app.send_task(MATCH_TASK, countdown=max(0.0, deadline - time.time()) + 0.05)
     except Exception as error:
         log.warning("could not send %s (%s): the periodic run will match", MATCH_TASK, error)
+
+
+def _marks(wait_seconds: float | None) -> tuple[bool, float | None]:
+    """Whether to send the task now, and the deadline (a Unix time) to send one for
+    (None: none): both unless a Redis broker says one is already on its way."""
+    deadline = None if wait_seconds is None else math.ceil(time.time() + wait_seconds)
+    client = _broker_redis()
+    if client is None:
+        return True, deadline
+    commands: list[tuple[Any, ...]] = [("SET", _soon_key(), b"1", "NX", "PX", SOON_MARK_MS)]
+    if deadline is not None:
+        commands.append(("SET", f"{_soon_key()}-{deadline}", b"1", "NX", "EX", math.ceil(wait_seconds or 0) + 60))
+    try:
+        replies = send_all(client, commands)
+    except Exception as error:  # no marks: send them all
+        log.warning("could not mark the matcher due (%s): sending its tasks anyway", error)
+        return True, deadline
+    return bool(replies[0]), deadline if deadline is not None and replies[1] else None
+
+
+def match_due_clear() -> None:
+    """The matcher is about to read the seeks: seeks from now on send a task again
+    (``match_soon``). Called by the task before it runs the matcher."""
+    client = _broker_redis()
+    if client is not None:
+        try:
+            send_all(client, [("DEL", _soon_key())])
+        except Exception as error:  # the mark lapses by itself
+            log.warning("could not clear the matcher's mark (%s)", error)
+
+
+def _soon_key() -> str:
+    return f"{current_app.conf.task_default_queue}:matchmaking-match-due"  # the queue's (tests clean up {queue}*)
+
+
+def _broker_redis() -> Any:
+    """A client of the Celery broker's Redis (None: the broker is not Redis)."""
+    url = current_app.conf.broker_write_url or current_app.conf.broker_url or ""
+    return _redis_at(url) if url.startswith(("redis://", "rediss://", "unix://")) else None
+
+
+@lru_cache(maxsize=4)
+def _redis_at(url: str) -> Any:
+    return redis_client(url, socket_timeout=0.5, socket_connect_timeout=0.5)
 
 
 def seek_cancel(*, seek_id: int, by: User, as_moderator: bool = False) -> Seek:
@@ -197,8 +263,9 @@ class MatchReport:
     failed: int = 0
 
 
-#: Tables of one pool a matcher opens in one transaction (each in a savepoint): a
-#: burst's tables are made without a commit each (docs/performance.md, "Quick play").
+#: Tables of one pool a matcher opens in one transaction, written together
+#: (``games.services.games_open_full``): a burst's tables are made without a commit
+#: and statements each (docs/performance.md, "Quick play").
 BATCH_TABLES = 25
 
 
@@ -243,11 +310,9 @@ def _pass(
         return True
     now = fixed_now or timezone.now()
     candidates = [_candidate(s) for s in waiting]
-    groups: list[list[Candidate]] = []
-    while (group := next_group(candidates, window, now)) is not None:
-        groups.append(group)
-        taken = {c.id for c in group}
-        candidates = [c for c in candidates if c.id not in taken]
+    groups = all_groups(candidates, window, now)
+    taken = {c.id for group in groups for c in group}
+    candidates = [c for c in candidates if c.id not in taken]
     decided = False
     if legacy:
         for group in groups:
@@ -321,7 +386,7 @@ def _locked_waiting(ids: list[int]) -> list[Seek]:
 
 def _decide_tables(pool: Any, planned: list[list[int]], report: MatchReport) -> tuple[bool, bool] | None:
     """Open the tables ``planned`` (seek ids each, oldest first) of one pool in one
-    transaction, each table in a savepoint. None if another matcher holds the pool;
+    transaction, their rows written together. None if another matcher holds the pool;
     else (any table opened, every planned table opened)."""
     with transaction.atomic():
         if not _lock_matcher(pool, wait=False):
@@ -329,14 +394,14 @@ def _decide_tables(pool: Any, planned: list[list[int]], report: MatchReport) -> 
         seeks = _locked_waiting([i for ids in planned for i in ids])
         by_id = {s.pk: s for s in seeks}
         seated = _seated([s.user_id for s in seeks])
-        opened = 0
+        groups = []
         for ids in planned:
             group = [by_id.get(i) for i in ids]
             if any(s is None or not s.user.is_active or s.user_id in seated for s in group):
                 continue  # changed meanwhile: the next pass reads again (and drops the unavailable)
-            _open_table([s for s in group if s is not None], bots=0, report=report)
-            opened += 1
-    return opened > 0, opened == len(planned)
+            groups.append([s for s in group if s is not None])
+        _open_tables(groups, bots=0, report=report)
+    return bool(groups), len(groups) == len(planned)
 
 
 def _decide(
@@ -355,7 +420,11 @@ def _decide(
             report.expired += 1
         else:
             by_id = {s.pk: s for s in seeks}
-            _open_table([by_id[i] for i in ids], bots=bots, report=report, legacy=legacy)
+            group = [by_id[i] for i in ids]
+            if legacy:
+                _open_table_legacy_matched(group, bots=bots, report=report)
+            else:
+                _open_tables([group], bots=bots, report=report)
         return True
 
 
@@ -402,29 +471,72 @@ def _drop_unavailable(waiting: list[Seek], report: MatchReport) -> bool:
     return True
 
 
-def _open_table(seeks: list[Seek], *, bots: int, report: MatchReport, legacy: bool = False) -> None:
-    """Open, fill and start the table of ``seeks`` (the first one's settings; the
-    oldest seeker creates it and sits first) with ``bots`` server bots at the first
-    seeker's level - one games change (``games.services.game_open_full``) - and mark
-    the seeks matched; or, if the games layer refuses, mark them failed (in a
-    savepoint: nothing of the table is kept)."""
-    first = seeks[0]
-    preset = PRESETS[first.preset]
+def _open_tables(groups: list[list[Seek]], *, bots: int, report: MatchReport) -> None:
+    """Open, fill and start the table of each group of ``seeks`` (the first one's
+    settings; the oldest seeker creates it and sits first) with ``bots`` server bots
+    at the first seeker's level - together, in one games change
+    (``games.services.games_open_full``: a few statements for any number of tables) -
+    and mark the seeks matched (one statement); a group whose table the games layer
+    refuses is marked failed (nothing of its table is written)."""
+    if not groups:
+        return
+    tables = []
+    for seeks in groups:
+        first = seeks[0]
+        tables.append(
+            game_services.FullTable(
+                players=[s.user for s in seeks],
+                bots=[(first.bot_level, hooks.level_account(first.bot_level, number)) for number in range(1, bots + 1)],
+                ruleset=PRESETS[first.preset].ruleset_for(first.players),
+                turn_time_limit=first.turn_time_limit,
+                bot_strategy=first.bot_level,
+                rated=first.rated,
+            )
+        )
+    opened: list[tuple[list[Seek], Game]] = []
+    for seeks, answer in zip(groups, game_services.games_open_full(tables), strict=True):
+        if isinstance(answer, ApiError):
+            log.error(
+                "seeks %s: the table could not be set up (%s: %s)", [s.pk for s in seeks], answer.code, answer.detail
+            )
+            _close(seeks, SeekStatus.CANCELLED, SeekEndReason.FAILED)
+            report.failed += len(seeks)
+        else:
+            opened.append((seeks, answer))
+    _close_matched(opened, SeekEndReason.BOTS if bots else SeekEndReason.PLAYERS)
+    waits = [(s.matched_at - s.created_at).total_seconds() for seeks, _ in opened for s in seeks if s.matched_at]
+    transaction.on_commit(lambda: [metrics.SEEK_WAIT.observe(wait) for wait in waits])
+    for seeks, game in opened:
+        report.games.append(game.pk)
+        if bots:
+            report.with_bots += len(seeks)
+        else:
+            report.matched += len(seeks)
+
+
+def _close_matched(opened: list[tuple[list[Seek], Game]], reason: str) -> None:
+    """Mark each group's seeks (locked by the caller) matched into its game, all in
+    one statement, and wake their players' account streams (one notice)."""
+    if not opened:
+        return
+    now = timezone.now()
+    game_of = Case(*(When(pk__in=[s.pk for s in seeks], then=Value(game.pk)) for seeks, game in opened))
+    values: dict[str, Any] = {"status": SeekStatus.MATCHED, "reason": reason, "updated_at": now, "matched_at": now}
+    Seek.objects.filter(pk__in=[s.pk for seeks, _ in opened for s in seeks]).update(game_id=game_of, **values)
+    for seeks, game in opened:
+        for seek in seeks:
+            for name, value in values.items():
+                setattr(seek, name, value)
+            seek.game = game
+    account_feeds.notify_accounts(s.user_id for seeks, _ in opened for s in seeks)
+
+
+def _open_table_legacy_matched(seeks: list[Seek], *, bots: int, report: MatchReport) -> None:
+    """The matcher's table as it was before (``bench_matching --compare``'s baseline
+    only): five games changes in a savepoint, the seeks closed on their own."""
     try:
         with transaction.atomic():
-            if legacy:
-                game = _open_table_legacy(seeks, bots)
-            else:
-                game = game_services.game_open_full(
-                    players=[s.user for s in seeks],
-                    bots=[
-                        (first.bot_level, hooks.level_account(first.bot_level, number)) for number in range(1, bots + 1)
-                    ],
-                    ruleset=preset.ruleset_for(first.players),
-                    turn_time_limit=first.turn_time_limit,
-                    bot_strategy=first.bot_level,
-                    rated=first.rated,
-                )
+            game = _open_table_legacy(seeks, bots)
     except ApiError as error:
         log.error("seeks %s: the table could not be set up (%s: %s)", [s.pk for s in seeks], error.code, error.detail)
         _close(seeks, SeekStatus.CANCELLED, SeekEndReason.FAILED)

@@ -15,6 +15,8 @@ BUDGET_SECONDS = 8.0
 @shared_task(name="matchmaking.match", ignore_result=True)
 def match() -> int:
     """Match waiting seeks, and fill or expire those whose wait ran out (sent after
-    each new seek and at its deadline, and by beat every few seconds: everything it
-    needs is in the database). Returns how many games it opened."""
+    new seeks - coalesced, ``services.match_soon`` - and at their deadlines, and by beat
+    every few seconds: everything it needs is in the database). Returns how many
+    games it opened."""
+    services.match_due_clear()  # before reading: a seek committed from now on sends a task again
     return len(services.seeks_match(budget_seconds=BUDGET_SECONDS).games)

@@ -8,6 +8,7 @@ commit. Import from here: ``from games import services; services.move_submit(...
 from games.services.commit import GameChange, GameGone, MoveResult, game_change, game_change_new, games_purge
 from games.services.lobby import (
     MAX_SEED,
+    FullTable,
     game_abort,
     game_add_bot,
     game_create,
@@ -15,6 +16,7 @@ from games.services.lobby import (
     game_leave,
     game_open_full,
     game_start,
+    games_open_full,
 )
 from games.services.moderation import (
     SeatChanged,
@@ -37,6 +39,7 @@ __all__ = [
     "AWAY_AFTER_TIMEOUTS",
     "FALLBACK_STRATEGY",
     "MAX_SEED",
+    "FullTable",
     "GameChange",
     "GameGone",
     "MoveResult",
@@ -53,6 +56,7 @@ __all__ = [
     "game_open_full",
     "game_resign",
     "game_start",
+    "games_open_full",
     "games_purge",
     "move_submit",
     "player_withdraw",

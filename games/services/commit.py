@@ -26,7 +26,7 @@ lock, the event log and the follow-ups cannot be forgotten by a new service.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -193,11 +193,17 @@ class GameChange:
         if not self._fields:
             return  # nothing changed: nothing to write or tell
         _write(self.game, sorted(self._fields), self._new_moves, self._new_events)
+        plan = self._written()
+        transaction.on_commit(lambda: signals.committed(plan))
+
+    def _written(self) -> signals.FollowUp:
+        """What follows a change whose rows are written: ``match_finished`` if it
+        ended the match (now, in the transaction), and the plan for after the commit."""
         game, seats = self.game, self._notify_seats
         if self._finished:
             finished_seats = self.seats or seats or list(game.seats.select_related("player").order_by("number"))
             signals.match_finished.send(sender=Game, game=game, seats=finished_seats)
-        plan = signals.FollowUp(
+        return signals.FollowUp(
             game_id=game.pk,
             seq=game.seq,
             bot_turn=self._bot_turn,
@@ -209,7 +215,6 @@ class GameChange:
             events=tuple(self._new_events) if self._new_events else None,
             move_sources=tuple(str(move.source) for move in self._new_moves),
         )
-        transaction.on_commit(lambda: signals.committed(plan))
 
 
 def _field(model: type[Model], name: str) -> Field[Any, Any]:
@@ -238,6 +243,40 @@ def _write(game: Game, fields: list[str], moves: list[Move], events: list[Event]
     params += [f.get_db_prep_save(getattr(game, f.attname), connection) for f in targets]
     with connection.cursor() as cursor:
         cursor.execute(_write_sql(tuple(fields), len(moves), len(events)), [*params, game.pk])
+
+
+def _insert(model: type[Model], rows: list[Any]) -> None:
+    """Insert ``rows`` (new ``model`` instances) in one statement and set their keys.
+
+    Fast twin (PostgreSQL) of ``bulk_create``: a plain ``INSERT ... VALUES`` - Django
+    5.2's bulk insert sends each column as an array (``UNNEST``), and psycopg escapes
+    every quote of a JSON value (a dealt match's state) in Python on the way: a large
+    part of a burst's tables (docs/performance.md, "Quick play")."""
+    if not rows:
+        return
+    if connection.vendor != "postgresql":
+        model._default_manager.bulk_create(rows)
+        return
+    columns = _insert_columns(model)
+    params = [f.get_db_prep_save(f.pre_save(row, True), connection) for row in rows for f in columns]
+    with connection.cursor() as cursor:
+        cursor.execute(_insert_sql(model, len(rows)), params)
+        keys = cursor.fetchall()
+    for row, (key,) in zip(rows, keys, strict=True):  # PostgreSQL returns them in the VALUES' order
+        row.pk = key
+        row._state.adding = False
+        row._state.db = connection.alias
+
+
+@lru_cache(maxsize=64)
+def _insert_sql(model: type[Model], count: int) -> str:
+    quote = connection.ops.quote_name
+    columns = _insert_columns(model)
+    values = ", ".join("(" + ", ".join(["%s"] * len(columns)) + ")" for _ in range(count))
+    return (
+        f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(str(f.column)) for f in columns)}) "
+        f"VALUES {values} RETURNING {quote(str(model._meta.pk.column))}"
+    )
 
 
 @cache
@@ -421,6 +460,38 @@ def game_change_new(
         change = GameChange(game, made if seat_fields else None)
         yield change
         change._finish()
+
+
+@contextmanager
+def game_changes_new(tables: Sequence[tuple[list[dict[str, Any]], dict[str, Any]]]) -> Iterator[list[GameChange]]:
+    """Many new tables, each taken as its ``seat_fields`` say (one dict of ``Seat``
+    fields a seat), as the first change of each one's life: what ``game_change_new``
+    does for each, with every table's rows written together when the block ends - the
+    games in one INSERT, their seats in one, their events in one (quick play's burst
+    of tables: three statements, not three a table) - and one notice for them all
+    after the commit (``games.signals.committed_many``: one Redis write). The block
+    may append events, store a match and update fields (``change.seats`` holds the
+    seats, in seat order, unsaved until the block ends); an exception writes nothing."""
+    with transaction.atomic():
+        changes = []
+        for seat_fields, fields in tables:
+            game = Game(**fields)
+            seats = [Seat(game=game, number=n, **values) for n, values in enumerate(seat_fields)]
+            change = GameChange(game, seats)
+            change._notify_seats = seats  # who is told: known, no need to read them back
+            changes.append(change)
+        yield changes
+        if not changes:
+            return
+        _insert(Game, [c.game for c in changes])  # the keys come back
+        for change in changes:  # the rows made before their game had a key
+            for row in (*(change.seats or ()), *change._new_events, *change._new_moves):
+                row.game_id = change.game.pk
+        _insert(Seat, [seat for c in changes for seat in c.seats or ()])
+        _insert(Event, [event for c in changes for event in c._new_events])
+        _insert(Move, [move for c in changes for move in c._new_moves])
+        plans = [change._written() for change in changes]
+        transaction.on_commit(lambda: signals.committed_many(plans))
 
 
 def locked_seats(change: GameChange) -> list[Seat]:

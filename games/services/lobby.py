@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.utils import timezone
@@ -15,7 +16,7 @@ from games import engine
 from games.engine import Match, Ruleset
 from games.errors import GameCode, GameError, engine_refusals
 from games.models import Game, GameStatus, Seat
-from games.services.commit import GameChange, game_change, game_change_new, locked_seats
+from games.services.commit import GameChange, game_change, game_change_new, game_changes_new, locked_seats
 from games.services.guards import require_creator, require_status
 from players.models import User
 
@@ -90,6 +91,20 @@ def game_create(
     return game
 
 
+@dataclass(frozen=True)
+class FullTable:
+    """A table to open full and start (``games_open_full``): ``players`` (the first
+    one creates it) and then ``bots`` (each a strategy and the bot account it plays
+    under, or None) take the seats in that order."""
+
+    players: list[User]
+    bots: Sequence[tuple[str, User | None]] = ()
+    ruleset: dict[str, Any] | None = None
+    turn_time_limit: int | None = None
+    bot_strategy: str = "greedy"
+    rated: bool = False
+
+
 def game_open_full(
     *,
     players: list[User],
@@ -103,6 +118,40 @@ def game_open_full(
     (each a strategy and the bot account it plays under, or None), and start it - in
     one change, with the same events as ``game_create``, ``game_join``,
     ``game_add_bot`` and ``game_start`` one after the other (quick play's tables)."""
+    table = FullTable(players, bots, ruleset, turn_time_limit, bot_strategy, rated)
+    (opened,) = games_open_full([table])
+    if isinstance(opened, GameError):
+        raise opened
+    return opened
+
+
+def games_open_full(tables: Sequence[FullTable]) -> list[Game | GameError]:
+    """Open, fill and start each of ``tables`` as ``game_open_full`` does, all in one
+    transaction whose rows are written together (``commit.game_changes_new``: three
+    statements for any number of tables). A table the rules refuse is not opened: its
+    place in the answer holds the error; the others are."""
+    answers: list[Game | GameError | None] = []
+    prepared = []
+    for table in tables:
+        try:
+            prepared.append(_full_table(table))
+            answers.append(None)
+        except GameError as error:
+            answers.append(error)
+    with game_changes_new([(seat_fields, fields) for seat_fields, fields, *_ in prepared]) as changes:
+        for change, (_, _, events, match, payloads) in zip(changes, prepared, strict=True):
+            change.events_append(*events)
+            change.match_store(match, payloads, change.seats)
+    games = iter(change.game for change in changes)
+    return [next(games) if answer is None else answer for answer in answers]
+
+
+def _full_table(
+    table: FullTable,
+) -> tuple[list[dict[str, Any]], dict[str, Any], list[dict[str, Any]], Match, list[dict[str, Any]]]:
+    """A full table's seats, game fields, lobby events and dealt match; ``GameError``
+    if the rules refuse it (nothing is written here)."""
+    players, bots, bot_strategy, rated = table.players, table.bots, table.bot_strategy, table.rated
     seated = [p.pk for p in players] + [a.pk for _, a in bots if a is not None]
     if not players or len(set(seated)) != len(seated):
         raise GameError(GameCode.ALREADY_SEATED, gettext("You already have a seat at this game."))
@@ -115,7 +164,7 @@ def game_open_full(
     if any(account is not None and not account.is_bot for _, account in bots):
         raise ValueError("a server bot plays only under a bot account")
     with engine_refusals():
-        rules = Ruleset.from_dict(ruleset)
+        rules = Ruleset.from_dict(table.ruleset)
     if rules.players != len(players) + len(bots):
         raise GameError(
             GameCode.SEATS_NOT_FILLED,
@@ -140,21 +189,17 @@ def game_open_full(
     seed = secrets.randbelow(MAX_SEED)
     with engine_refusals():
         match, payloads = Match.new(rules, seed)
-    with game_change_new(
-        seats=rules.players,
-        seat_fields=seat_fields,
-        creator=creator,
-        ruleset=rules.to_dict(),
-        seed=seed,
-        rated=rated,
-        turn_time_limit=turn_time_limit,
-        bot_strategy=bot_strategy,
-        status=GameStatus.RUNNING,
-        started_at=timezone.now(),
-    ) as change:
-        change.events_append(*events)
-        change.match_store(match, payloads, change.seats)
-    return change.game
+    fields = {
+        "creator": creator,
+        "ruleset": rules.to_dict(),
+        "seed": seed,
+        "rated": rated,
+        "turn_time_limit": table.turn_time_limit,
+        "bot_strategy": bot_strategy,
+        "status": GameStatus.RUNNING,
+        "started_at": timezone.now(),
+    }
+    return seat_fields, fields, events, match, payloads
 
 
 def _free_seat(change: GameChange, number: int | None) -> Seat:

@@ -4,9 +4,10 @@ wait, what happens when a wait runs out."""
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, datetime, timedelta
 
-from matchmaking.matching import Candidate, RatingWindow, next_group, next_timeout
+from matchmaking.matching import Candidate, RatingWindow, all_groups, next_group, next_timeout
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 WINDOW = RatingWindow(base=3.0, per_second=0.5, most=20.0)
@@ -133,3 +134,28 @@ def test_a_wait_that_ran_out_expires_when_the_player_chose_so():
     seeks = [seek(1, players=2, wait=5, on_timeout="expire"), seek(2, players=3, wait=5, at=1)]
     timeout = next_timeout(seeks, WINDOW, at(7))
     assert timeout is not None and (timeout.seek.id, timeout.companions, timeout.bots) == (1, [], 0)
+
+
+def test_all_groups_at_once_are_the_groups_one_after_another():
+    """The matcher plans a burst's tables in one sweep (``all_groups``): the same
+    tables, in the same order, as taking ``next_group`` again and again - with mixed
+    pools, rated seeks in and out of each other's windows, and seeks at the same moment."""
+    for trial in range(200):
+        rng = random.Random(trial)
+        seeks = [
+            seek(
+                number,
+                players=rng.choice((2, 3, 4)),
+                preset=rng.choice(("double-6", "double-9")),
+                rated=rng.random() < 0.5,
+                rating=rng.uniform(-15, 15),
+                at=rng.choice((0.0, rng.uniform(0, 40))),
+            )
+            for number in range(rng.randint(0, 60))
+        ]
+        now = at(rng.uniform(0, 60))
+        one_by_one, left = [], list(seeks)
+        while (group := next_group(left, WINDOW, now)) is not None:
+            one_by_one.append(ids(group))
+            left = [c for c in left if c.id not in ids(group)]
+        assert [ids(g) for g in all_groups(seeks, WINDOW, now)] == one_by_one, trial

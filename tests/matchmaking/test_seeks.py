@@ -308,7 +308,7 @@ def test_a_matcher_that_dies_mid_way_leaves_the_seeks_waiting_and_no_table(peopl
     def die(*args: Any, **kwargs: Any) -> None:
         raise SystemExit("the worker was killed")  # after the table was opened, filled and started
 
-    monkeypatch.setattr(services, "_close", die)
+    monkeypatch.setattr(services, "_close_matched", die)
     with pytest.raises(SystemExit):
         services.seeks_match()
     assert Game.objects.count() == games_before  # the half-made table went with the transaction

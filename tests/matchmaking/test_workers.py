@@ -12,7 +12,7 @@ from typing import Any
 import redis
 from django.utils import timezone
 
-from games.models import Game, GameStatus
+from games.models import Game, GameStatus, Seat
 from matchmaking import services
 from matchmaking.models import Seek, SeekStatus
 from tests.integration.workers import WITH_WORKERS, wait_for
@@ -86,3 +86,41 @@ def test_seeks_posted_while_no_worker_runs_are_matched_by_the_next_one(
         explain=worker.log,
     )
     assert seeks[0].game_id == seeks[1].game_id is not None
+
+
+def test_a_burst_of_seeks_sends_a_few_tasks_and_a_seek_after_a_run_sends_one_again(
+    make_player, start_worker, broker_url: str, queue_name: str, monkeypatch
+):
+    """A seek asks for a matcher run only when none is due yet (a mark in the broker's
+    Redis the run clears before it reads), and one deadline task a second of deadlines:
+    a burst's 2,000 tasks were the worker's whole queue. A seek posted after a run
+    still gets one (no beat here: nothing else would match it)."""
+    monkeypatch.setattr(services, "SOON_MARK_MS", 120_000)  # only the run's clearing lets a later seek send
+    broker = redis.Redis.from_url(broker_url)
+    started = timezone.now()
+    seeks = [
+        services.seek_create(user=make_player(f"burst{i}"), players=4, preset="double-6-quick", wait_seconds=600)
+        for i in range(16)
+    ]
+    seconds = (timezone.now() - started).total_seconds()
+    # No worker yet: one run and one deadline task a second the posting spanned (was 2 a seek).
+    assert broker.llen(queue_name) <= 1 + (int(seconds) + 2)
+    worker = start_worker(name="coalescing")  # no beat
+    wait_for(
+        lambda: not Seek.objects.filter(pk__in=[s.pk for s in seeks], status=SeekStatus.WAITING).exists(),
+        30,
+        what="the burst to be matched",
+        explain=worker.log,
+    )
+    later = [
+        services.seek_create(user=make_player(f"later{i}"), players=4, preset="double-6-quick", wait_seconds=600)
+        for i in range(4)
+    ]
+    wait_for(
+        lambda: all(status_of(s) == SeekStatus.MATCHED for s in later),
+        20,
+        what="the seeks after the run to be matched",
+        explain=worker.log,
+    )
+    seated = list(Seat.objects.filter(player__in=[s.user_id for s in [*seeks, *later]]).values_list("player_id"))
+    assert len(seated) == len(set(seated)) == 20  # each account once

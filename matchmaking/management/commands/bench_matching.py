@@ -11,7 +11,8 @@ them can be matched and none times out.
 
 The matcher runs in one real Celery worker process that the command starts (on a
 queue of its own, ``--concurrency`` processes; it needs PostgreSQL and Redis) and
-that takes the ``matchmaking.match`` tasks each seek sends on commit - exactly as
+that takes the ``matchmaking.match`` tasks the seeks send on commit (coalesced: a
+seek sends one only when no run is due yet, ``services.match_soon``) - exactly as
 in production; or, with ``--inline``, in ``--concurrency`` threads of this process
 that call ``services.seeks_match()`` in a loop, as the task does.
 
@@ -132,7 +133,9 @@ class Command(BaseCommand):
             if worker is not None:
                 worker.terminate()
                 worker.wait(20)
-                redis.Redis.from_url(settings.REDIS_URL).delete(queue)  # the deadlines' tasks left on its queue
+                client = redis.Redis.from_url(settings.REDIS_URL)
+                # the deadlines' tasks left on its queue, and the matcher's marks (services.match_soon)
+                client.delete(queue, *client.keys(f"{queue}:*"))
             if not options["keep"]:
                 self._clean(accounts)
         how = "inline threads" if options["inline"] else "a Celery worker"
