@@ -18,11 +18,12 @@ from rest_framework.views import APIView
 from core import metrics
 from core.errors import CoreCode
 from core.inputs import validated
+from core.pagination import LimitOffsetPagination
 from core.schema import PAGE_PARAMETERS, problem_responses
 from core.throttling import ScopedRateThrottle
 from games import output, selectors, services
 from games.errors import GameError
-from games.models import Game
+from games.models import Game, GameStatus
 from games.serializers import (
     AfterQueryInput,
     BotAddInput,
@@ -82,6 +83,11 @@ class GameListCreateApi(GenericAPIView):
         games = selectors.game_list(
             status=query.get("status"), mine_of=viewer if query["mine"] else None, player=player
         )
+        paginator = self.paginator  # the project's (config.settings.api)
+        counted = player
+        finished_only = query.get("status") in (None, GameStatus.FINISHED)
+        if counted is not None and finished_only and isinstance(paginator, LimitOffsetPagination):
+            paginator.counter = lambda: selectors.player_game_count(player=counted)
         page = self.paginate_queryset(games) or []
         return self.get_paginated_response([output.game_summary_output(game) for game in page])
 
