@@ -14,6 +14,12 @@ one reads the database as after a change):
   the clock starts);
 * ``lobby open``, ``lobby mine``: the lobby's two lists (``/games/?status=open``,
   ``/games/?mine=true`` of a busy player);
+* the busy player is, on both databases, one with as many finished games as the
+  empty database's busiest (the same pages and counts: what is compared is the
+  site's size, not one account's history); ``lobby mine (busiest)`` and
+  ``player games (busiest)`` are the seeded database's busiest account's (its
+  thousands of games against the empty one's dozens: what a player's own history
+  costs);
 * ``events start``, ``events end``: a finished game's event-log page from seq 0
   and its last page;
 * ``player games``, ``player ratings``: a busy player's finished games and
@@ -81,11 +87,15 @@ class Subjects:
 
     database: str
     busy: User
+    busy_games: int
+    busiest: User
+    busiest_games: int
     game: Game
     pool: str
     board_size: int
     admin: Client
     api: APIClient
+    busiest_api: APIClient
     movers: dict[int, APIClient] = field(default_factory=dict)
     move_game: int = 0
 
@@ -97,18 +107,21 @@ def _token_client(user: User) -> APIClient:
     return client
 
 
-def subjects(database: str, tag: str) -> Subjects:
+def subjects(database: str, tag: str, games_like: int | None = None) -> Subjects:
+    """``games_like``: the busy player is the one whose finished games are the fewest
+    of those with at least that many (the same pages and counts on both databases);
+    else the busiest. ``busiest``: the busiest either way."""
     switch(database)
-    busy_id = (
+    by_games = (
         Seat.objects.filter(player__isnull=False, game__status=GameStatus.FINISHED)
         .values("player_id")
         .annotate(n=Count("id"))
-        .order_by("-n")
-        .values_list("player_id", flat=True)
-        .first()
     )
-    assert busy_id is not None, f"{database} has no finished game: seed it first"
-    busy = User.objects.get(pk=busy_id)
+    busiest = by_games.order_by("-n", "player_id").first()
+    assert busiest is not None, f"{database} has no finished game: seed it first"
+    chosen = busiest if games_like is None else by_games.filter(n__gte=games_like).order_by("n", "player_id").first()
+    assert chosen is not None
+    busy = User.objects.get(pk=chosen["player_id"])
     game = Game.objects.filter(status=GameStatus.FINISHED).order_by("-seq").first()
     assert game is not None, f"{database} has no finished game: seed it first"
     rating = Rating.objects.values("pool").annotate(n=Count("id")).order_by("-n").first()
@@ -129,11 +142,15 @@ def subjects(database: str, tag: str) -> Subjects:
     found = Subjects(
         database=database,
         busy=busy,
+        busy_games=chosen["n"],
+        busiest=User.objects.get(pk=busiest["player_id"]),
+        busiest_games=busiest["n"],
         game=game,
         pool=rating["pool"],
         board_size=rating["n"],
         admin=admin,
         api=_token_client(busy),
+        busiest_api=_token_client(User.objects.get(pk=busiest["player_id"])),
     )
     return found
 
@@ -171,11 +188,15 @@ class Paths:
             "move": self.move,
             "lobby open": lambda: lambda: _ok(s.api.get("/api/v1/games/", {"status": "open"})),
             "lobby mine": lambda: lambda: _ok(s.api.get("/api/v1/games/", {"mine": "true"})),
+            "lobby mine (busiest)": lambda: lambda: _ok(s.busiest_api.get("/api/v1/games/", {"mine": "true"})),
             "events start": lambda: lambda: _ok(s.api.get(f"/api/v1/games/{game.pk}/events/", {"after": 0})),
             "events end": lambda: (
                 lambda: _ok(s.api.get(f"/api/v1/games/{game.pk}/events/", {"after": max(0, game.seq - 20)}))
             ),
             "player games": lambda: lambda: _ok(s.api.get("/api/v1/games/", {"player": name, "status": "finished"})),
+            "player games (busiest)": lambda: (
+                lambda: _ok(s.api.get("/api/v1/games/", {"player": s.busiest.username, "status": "finished"}))
+            ),
             "player ratings": lambda: lambda: _ok(s.api.get(f"/api/v1/players/{name}/ratings/")),
             "leaderboard first": lambda: lambda: _ok(s.api.get("/api/v1/leaderboard/", {"pool": s.pool})),
             "leaderboard deep": lambda: (
@@ -259,12 +280,14 @@ def run(
     sizes = storage(seeded, write)
     if storage_only:
         return sizes
-    found = {kind: subjects(name, tag) for kind, name in databases.items()}
+    found = {"empty": subjects(empty, tag)}
+    found["seeded"] = subjects(seeded, tag, games_like=found["empty"].busy_games)
     for kind, s in found.items():
         switch(s.database)
         new_move_game(s, tag)
         write(
-            f"{kind} ({s.database}): busy player {s.busy.username}, game {s.game.pk} ({s.game.seq} events), "
+            f"{kind} ({s.database}): busy player {s.busy.username} ({s.busy_games} finished games; the busiest "
+            f"{s.busiest.username}, {s.busiest_games}), game {s.game.pk} ({s.game.seq} events), "
             f"board {s.pool} of {s.board_size}"
         )
     paths = {kind: Paths(s, tag) for kind, s in found.items()}
