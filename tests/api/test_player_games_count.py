@@ -1,5 +1,6 @@
 """A player's finished games (``GET /games/?player=<name>``, a profile's list) are
-counted from the player's seats, each looking its game up by key: a semi-join of
+counted from the player's seats (the (player, game) index), each looking its
+game up by key: a semi-join of
 the games read the whole games table for a busy player (a sequential scan of
 100,000 games, 170-230 ms at the full-size seed; docs/performance.md, "Hot paths
 on a large database")."""
@@ -36,4 +37,6 @@ def test_the_count_reads_the_players_seats_and_each_game_by_key(api_client, make
         plan = "\n".join(row[0] for row in cursor.fetchall())
     # The games are looked up one seat at a time by their key: no join that could read the whole table.
     assert "SubPlan" in plan, plan
+    # The player's seats come from the (player, game) index (games.0007).
+    assert "seat_player_game" in plan, plan
     assert "Join" not in plan and "Seq Scan on games_game" not in plan, plan
