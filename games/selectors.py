@@ -70,6 +70,15 @@ def player_game_count(*, player: User) -> int:
     )
 
 
+def mine_game_count(*, user: User) -> int:
+    """How many games ``game_list(mine_of=user)`` lists: the union of the account's
+    seats and the games it created, counted as ids from the two indexes (no game row
+    read: a seat's game and a created game always exist)."""
+    seated = Seat.objects.filter(player=user).order_by().values("game_id")
+    created = Game.objects.filter(creator=user).order_by().values("pk")
+    return seated.union(created).count()
+
+
 def game_get(*, game_id: int) -> Game:
     game = Game.objects.select_related("creator").prefetch_related(_seats_prefetch()).filter(pk=game_id).first()
     if game is None:
