@@ -81,13 +81,8 @@ def migration_sql(executor: Any, key: tuple[str, str], *, backwards: bool = Fals
     """The SQL of migration ``key`` as ``sqlmigrate`` writes it (``executor``: a
     ``MigrationExecutor`` on the connection whose dialect is wanted)."""
     migration = executor.loader.graph.nodes[key]
-    state = executor.loader.project_state(key, at_end=backwards)
-    with executor.connection.schema_editor(collect_sql=True, atomic=migration.atomic) as editor:
-        if backwards:
-            migration.unapply(state, editor, collect_sql=True)
-        else:
-            migration.apply(state, editor, collect_sql=True)
-    return [s for s in editor.collected_sql if not s.startswith("--")]
+    collected = executor.loader.collect_sql([(migration, backwards)])
+    return [s for s in collected if not s.startswith("--")]
 
 
 def touches_hot_table(statements: list[str]) -> bool:
