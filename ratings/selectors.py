@@ -70,7 +70,8 @@ def _entry(rating: Rating, rank: int) -> dict[str, Any]:
     }
 
 
-def _board_count(pool: str, kind: str) -> int:
+def leaderboard_count(*, pool: str, kind: str) -> int:
+    """How many are on the board (cached until the pool gains or switches a member)."""
     return cache.cached(("count", pool, kind), [cache.members(pool)], lambda: _board(pool, kind).count())
 
 
@@ -100,7 +101,7 @@ def _leaderboard_page(pool: str, kind: str, limit: int, offset: int) -> dict[str
         else:
             rank = offset + index + 1
         results.append(_entry(rating, rank))
-    return {"count": _board_count(pool, kind), "results": results}
+    return {"count": leaderboard_count(pool=pool, kind=kind), "results": results}
 
 
 def leaderboard_page(*, pool: str, kind: str, limit: int, offset: int) -> dict[str, Any]:
