@@ -95,7 +95,13 @@ def _leaderboard_page(pool: str, kind: str, limit: int, offset: int) -> dict[str
     for index, rating in enumerate(page):
         if index == 0:
             tied = before is not None and before[1] == rating.ordinal
-            rank = rank_in(pool=pool, ordinal=rating.ordinal, kind=kind) if tied else offset + 1
+            # Tied with the entry before the page: the rank is the tie's first place. Of the
+            # offset entries before the page, those tied with it come last (by user id):
+            # counting them reads the tie alone, not every better entry (rank_in's count,
+            # proportional to the page's depth: docs/performance.md, "Hot paths on a large
+            # database").
+            ahead_in_tie = board.filter(ordinal=rating.ordinal, user_id__lt=rating.user_id).count() if tied else 0
+            rank = offset + 1 - ahead_in_tie
         elif rating.ordinal == page[index - 1].ordinal:
             rank = results[-1]["rank"]
         else:
