@@ -349,6 +349,8 @@ def explain_path(name: str, paths: Paths, write: Callable[[str], None]) -> None:
     switch(paths.s.database)
     call = paths.all()[name]()
     cache.clear()
+    if name in COUNT_CACHED:  # as it was timed
+        rating_selectors.leaderboard_count(pool=paths.s.pool, kind="all")
     with CaptureQueriesContext(connection) as captured:
         call()
     timed = [
