@@ -90,8 +90,14 @@ class Seat(models.Model):
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     number = models.PositiveSmallIntegerField()
+    # No index of its own: ``seat_player_game`` (player, game) serves every lookup by player.
     player = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="seats"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="seats",
+        db_index=False,
     )
     bot_strategy = models.CharField(max_length=32, blank=True, help_text="Set when a server bot plays this seat.")
     resigned = models.BooleanField(default=False)
@@ -102,6 +108,12 @@ class Seat(models.Model):
 
     class Meta:
         ordering = ["game_id", "number"]
+        indexes = [
+            # A player's games (the profile's list and its count, the lobby's "mine", the
+            # account stream) read the player's seats from this index alone, in game order,
+            # not one table page a seat (docs/performance.md, "Hot paths on a large database").
+            models.Index(fields=["player", "game"], name="seat_player_game"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["game", "number"], name="seat_unique_number"),
             models.UniqueConstraint(

@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from django.db import connection
-from django.db.models import F, Prefetch, Q, QuerySet
+from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.utils.translation import gettext
 
 from core.errors import CoreCode
@@ -48,6 +48,35 @@ def game_list(*, status: str | None = None, mine_of: User | None = None, player:
         sat = Seat.objects.filter(player=player).values("game_id")
         games = games.filter(pk__in=sat, status=GameStatus.FINISHED, practice=False)
     return games
+
+
+def player_game_count(*, player: User) -> int:
+    """How many games ``game_list(player=player)`` lists, counted from the player's
+    seats: each seat looks its game up by key (a subquery per seat, which the
+    planner cannot turn into a join), so the count costs the player's games, not
+    the site's - as a semi-join of the games it read the whole games table for a
+    busy player (docs/performance.md, "Hot paths on a large database")."""
+    listed = (
+        Game.objects.filter(pk=OuterRef("game_id"), status=GameStatus.FINISHED, practice=False)
+        .order_by()
+        .values("pk")[:1]  # the LIMIT keeps it a subquery per seat
+    )
+    return (
+        Seat.objects.filter(player=player)
+        .order_by()
+        .annotate(listed=Subquery(listed))
+        .filter(listed__isnull=False)
+        .count()
+    )
+
+
+def mine_game_count(*, user: User) -> int:
+    """How many games ``game_list(mine_of=user)`` lists: the union of the account's
+    seats and the games it created, counted as ids from the two indexes (no game row
+    read: a seat's game and a created game always exist)."""
+    seated = Seat.objects.filter(player=user).order_by().values("game_id")
+    created = Game.objects.filter(creator=user).order_by().values("pk")
+    return seated.union(created).count()
 
 
 def game_get(*, game_id: int) -> Game:

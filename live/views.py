@@ -18,11 +18,12 @@ from rest_framework.views import APIView
 from core import metrics
 from core.errors import CoreCode
 from core.inputs import validated
+from core.pagination import LimitOffsetPagination
 from core.schema import PAGE_PARAMETERS, problem_responses
 from core.throttling import ScopedRateThrottle
 from games import output, selectors, services
 from games.errors import GameError
-from games.models import Game
+from games.models import Game, GameStatus
 from games.serializers import (
     AfterQueryInput,
     BotAddInput,
@@ -42,6 +43,7 @@ from games.serializers import (
 )
 from players import selectors as player_selectors
 from players.authentication import request_account, request_viewer
+from players.models import User
 
 PAGE = 500
 IDEMPOTENCY_KEY = OpenApiParameter(
@@ -82,6 +84,9 @@ class GameListCreateApi(GenericAPIView):
         games = selectors.game_list(
             status=query.get("status"), mine_of=viewer if query["mine"] else None, player=player
         )
+        paginator = self.paginator  # the project's (config.settings.api)
+        if isinstance(paginator, LimitOffsetPagination):
+            paginator.counter = _game_counter(query, viewer, player)
         page = self.paginate_queryset(games) or []
         return self.get_paginated_response([output.game_summary_output(game) for game in page])
 
@@ -108,6 +113,18 @@ class GameListCreateApi(GenericAPIView):
             rated=data["rated"],
         )
         return Response(output.game_body(game.pk, request_viewer(request)), status=status.HTTP_201_CREATED)
+
+
+def _game_counter(query: dict[str, Any], viewer: User | None, player: User | None) -> Callable[[], int] | None:
+    """A count of the listed games that costs the account's games, not the site's
+    (docs/performance.md, "Hot paths on a large database"), where the list is one of
+    the two it counts; None: ``COUNT(*)`` over the list."""
+    status = query.get("status")
+    if player is not None and not query["mine"] and status in (None, GameStatus.FINISHED):
+        return lambda: selectors.player_game_count(player=player)
+    if query["mine"] and viewer is not None and player is None and not status:
+        return lambda: selectors.mine_game_count(user=viewer)
+    return None
 
 
 class GameDetailApi(APIView):

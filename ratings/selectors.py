@@ -70,7 +70,8 @@ def _entry(rating: Rating, rank: int) -> dict[str, Any]:
     }
 
 
-def _board_count(pool: str, kind: str) -> int:
+def leaderboard_count(*, pool: str, kind: str) -> int:
+    """How many are on the board (cached until the pool gains or switches a member)."""
     return cache.cached(("count", pool, kind), [cache.members(pool)], lambda: _board(pool, kind).count())
 
 
@@ -94,13 +95,19 @@ def _leaderboard_page(pool: str, kind: str, limit: int, offset: int) -> dict[str
     for index, rating in enumerate(page):
         if index == 0:
             tied = before is not None and before[1] == rating.ordinal
-            rank = rank_in(pool=pool, ordinal=rating.ordinal, kind=kind) if tied else offset + 1
+            # Tied with the entry before the page: the rank is the tie's first place. Of the
+            # offset entries before the page, those tied with it come last (by user id):
+            # counting them reads the tie alone, not every better entry (rank_in's count,
+            # proportional to the page's depth: docs/performance.md, "Hot paths on a large
+            # database").
+            ahead_in_tie = board.filter(ordinal=rating.ordinal, user_id__lt=rating.user_id).count() if tied else 0
+            rank = offset + 1 - ahead_in_tie
         elif rating.ordinal == page[index - 1].ordinal:
             rank = results[-1]["rank"]
         else:
             rank = offset + index + 1
         results.append(_entry(rating, rank))
-    return {"count": _board_count(pool, kind), "results": results}
+    return {"count": leaderboard_count(pool=pool, kind=kind), "results": results}
 
 
 def leaderboard_page(*, pool: str, kind: str, limit: int, offset: int) -> dict[str, Any]:

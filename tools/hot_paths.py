@@ -14,12 +14,20 @@ one reads the database as after a change):
   the clock starts);
 * ``lobby open``, ``lobby mine``: the lobby's two lists (``/games/?status=open``,
   ``/games/?mine=true`` of a busy player);
+* the busy player is, on both databases, one with as many finished games as the
+  empty database's busiest (the same pages and counts: what is compared is the
+  site's size, not one account's history); ``lobby mine (busiest)`` and
+  ``player games (busiest)`` are the seeded database's busiest account's (its
+  thousands of games against the empty one's dozens: what a player's own history
+  costs);
 * ``events start``, ``events end``: a finished game's event-log page from seq 0
   and its last page;
 * ``player games``, ``player ratings``: a busy player's finished games and
   ratings pages;
 * ``leaderboard first``, ``leaderboard deep``: the board's first page and one at
-  half its depth;
+  half its depth, as after a rating update (the pages stale, the board's count
+  still cached: it is kept until the pool gains a member); ``leaderboard first
+  (new member)``: with the count read too;
 * ``stream snapshot``: what the account stream reads before its first frame (the
   account's games and every account feed's snapshot: challenges, seeks ...);
 * ``admin reports``: the admin's report queue (first page, a superuser);
@@ -33,6 +41,7 @@ three paths (``--explain``). Nothing is timed in the test suite.
 from __future__ import annotations
 
 import random
+import secrets
 import statistics
 import time
 from collections.abc import Callable
@@ -44,6 +53,7 @@ from django.db import connection
 from django.db.models import Count
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from chat.models import ChatMessage
@@ -52,12 +62,17 @@ from games import services as game_services
 from games.engine import Match
 from games.models import Event, Game, GameStatus, Move, Seat
 from live import account_feeds
+from players import second_factor
 from players import services as player_services
-from players.models import User
+from players.models import SecondFactor, User
+from ratings import selectors as rating_selectors
 from ratings.models import Rating, RatingChange
 from tools.seed_site import PASSWORD
 
 MOVE_RULESET = {"set_max": 9, "players": 2}
+#: Paths timed as after a rating update (the board's count cached); the others, and
+#: "leaderboard first (new member)", with the whole cache cleared.
+COUNT_CACHED = {"leaderboard first", "leaderboard deep"}
 
 
 def percentile(samples: list[float], share: float) -> float:
@@ -78,11 +93,15 @@ class Subjects:
 
     database: str
     busy: User
+    busy_games: int
+    busiest: User
+    busiest_games: int
     game: Game
     pool: str
     board_size: int
     admin: Client
     api: APIClient
+    busiest_api: APIClient
     movers: dict[int, APIClient] = field(default_factory=dict)
     move_game: int = 0
 
@@ -94,18 +113,21 @@ def _token_client(user: User) -> APIClient:
     return client
 
 
-def subjects(database: str, tag: str) -> Subjects:
+def subjects(database: str, tag: str, games_like: int | None = None) -> Subjects:
+    """``games_like``: the busy player is the one whose finished games are the fewest
+    of those with at least that many (the same pages and counts on both databases);
+    else the busiest. ``busiest``: the busiest either way."""
     switch(database)
-    busy_id = (
+    by_games = (
         Seat.objects.filter(player__isnull=False, game__status=GameStatus.FINISHED)
         .values("player_id")
         .annotate(n=Count("id"))
-        .order_by("-n")
-        .values_list("player_id", flat=True)
-        .first()
     )
-    assert busy_id is not None, f"{database} has no finished game: seed it first"
-    busy = User.objects.get(pk=busy_id)
+    busiest = by_games.order_by("-n", "player_id").first()
+    assert busiest is not None, f"{database} has no finished game: seed it first"
+    chosen = busiest if games_like is None else by_games.filter(n__gte=games_like).order_by("n", "player_id").first()
+    assert chosen is not None
+    busy = User.objects.get(pk=chosen["player_id"])
     game = Game.objects.filter(status=GameStatus.FINISHED).order_by("-seq").first()
     assert game is not None, f"{database} has no finished game: seed it first"
     rating = Rating.objects.values("pool").annotate(n=Count("id")).order_by("-n").first()
@@ -113,16 +135,28 @@ def subjects(database: str, tag: str) -> Subjects:
     admin_user, _ = User.objects.get_or_create(
         username=f"bench-admin-{tag}", defaults={"is_staff": True, "is_superuser": True}
     )
+    # A staff session has given its second factor's code (players.admin_gate): a
+    # confirmed authenticator and the session's mark, as a whole log-in leaves them.
+    SecondFactor.objects.get_or_create(
+        user=admin_user, defaults={"key": secrets.token_hex(20), "confirmed_at": timezone.now()}
+    )
     admin = Client()
     admin.force_login(admin_user)
+    session = admin.session
+    session[second_factor.SESSION_KEY] = admin_user.pk
+    session.save()
     found = Subjects(
         database=database,
         busy=busy,
+        busy_games=chosen["n"],
+        busiest=User.objects.get(pk=busiest["player_id"]),
+        busiest_games=busiest["n"],
         game=game,
         pool=rating["pool"],
         board_size=rating["n"],
         admin=admin,
         api=_token_client(busy),
+        busiest_api=_token_client(User.objects.get(pk=busiest["player_id"])),
     )
     return found
 
@@ -160,16 +194,21 @@ class Paths:
             "move": self.move,
             "lobby open": lambda: lambda: _ok(s.api.get("/api/v1/games/", {"status": "open"})),
             "lobby mine": lambda: lambda: _ok(s.api.get("/api/v1/games/", {"mine": "true"})),
+            "lobby mine (busiest)": lambda: lambda: _ok(s.busiest_api.get("/api/v1/games/", {"mine": "true"})),
             "events start": lambda: lambda: _ok(s.api.get(f"/api/v1/games/{game.pk}/events/", {"after": 0})),
             "events end": lambda: (
                 lambda: _ok(s.api.get(f"/api/v1/games/{game.pk}/events/", {"after": max(0, game.seq - 20)}))
             ),
             "player games": lambda: lambda: _ok(s.api.get("/api/v1/games/", {"player": name, "status": "finished"})),
+            "player games (busiest)": lambda: (
+                lambda: _ok(s.api.get("/api/v1/games/", {"player": s.busiest.username, "status": "finished"}))
+            ),
             "player ratings": lambda: lambda: _ok(s.api.get(f"/api/v1/players/{name}/ratings/")),
             "leaderboard first": lambda: lambda: _ok(s.api.get("/api/v1/leaderboard/", {"pool": s.pool})),
             "leaderboard deep": lambda: (
                 lambda: _ok(s.api.get("/api/v1/leaderboard/", {"pool": s.pool, "offset": str(s.board_size // 2)}))
             ),
+            "leaderboard first (new member)": lambda: lambda: _ok(s.api.get("/api/v1/leaderboard/", {"pool": s.pool})),
             "stream snapshot": lambda: (
                 lambda: (
                     selectors.account_game_list(user=s.busy),
@@ -248,12 +287,14 @@ def run(
     sizes = storage(seeded, write)
     if storage_only:
         return sizes
-    found = {kind: subjects(name, tag) for kind, name in databases.items()}
+    found = {"empty": subjects(empty, tag)}
+    found["seeded"] = subjects(seeded, tag, games_like=found["empty"].busy_games)
     for kind, s in found.items():
         switch(s.database)
         new_move_game(s, tag)
         write(
-            f"{kind} ({s.database}): busy player {s.busy.username}, game {s.game.pk} ({s.game.seq} events), "
+            f"{kind} ({s.database}): busy player {s.busy.username} ({s.busy_games} finished games; the busiest "
+            f"{s.busiest.username}, {s.busiest_games}), game {s.game.pk} ({s.game.seq} events), "
             f"board {s.pool} of {s.board_size}"
         )
     paths = {kind: Paths(s, tag) for kind, s in found.items()}
@@ -272,6 +313,10 @@ def run(
                 for _ in range(runs):
                     call = prepare()
                     cache.clear()
+                    if name in COUNT_CACHED:
+                        # As after a rating update: the pool's pages are stale, its board's count
+                        # is not (cached under the pool's members: ratings.cache).
+                        rating_selectors.leaderboard_count(pool=paths[kind].s.pool, kind="all")
                     started = time.perf_counter()
                     call()
                     bucket.append(time.perf_counter() - started)
@@ -304,6 +349,8 @@ def explain_path(name: str, paths: Paths, write: Callable[[str], None]) -> None:
     switch(paths.s.database)
     call = paths.all()[name]()
     cache.clear()
+    if name in COUNT_CACHED:  # as it was timed
+        rating_selectors.leaderboard_count(pool=paths.s.pool, kind="all")
     with CaptureQueriesContext(connection) as captured:
         call()
     timed = [

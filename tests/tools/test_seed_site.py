@@ -112,3 +112,18 @@ def test_another_database_name_writes_nothing():
     with pytest.raises(CommandError, match="not 'chickenfoot_elsewhere'"):
         call_command("seed_site", "--database", "chickenfoot_elsewhere", "--accounts", "10", stdout=io.StringIO())
     assert not User.objects.exists() and not Game.objects.exists()
+
+
+def test_every_table_written_is_analysed_at_the_end():
+    """The seed ends with VACUUM ANALYZE of every table it wrote (``SEEDED_MODELS``):
+    a table without statistics gets a planner's guess, and the challenges' invites,
+    once left out, made the account stream's snapshot join every account (2.8 s at
+    the full size; docs/performance.md, "Hot paths on a large database")."""
+    from django.apps import apps
+
+    from tools.seed_site import SEEDED_MODELS
+
+    before = {model: model._default_manager.count() for model in apps.get_models() if model._meta.managed}
+    seed(prefix="stat")
+    written = {model for model, count in before.items() if model._default_manager.count() > count}
+    assert written == set(SEEDED_MODELS), written ^ set(SEEDED_MODELS)
