@@ -301,23 +301,30 @@ def peer_dir(base_dir: Path, peer: str) -> Path:
     return base_dir / "tools" / "peers" / peer
 
 
+def check_peer(peer: str, url: str, base_dir: Path) -> str:
+    """Whether the peer can be served (before anything is started): the path of ``node``."""
+    if peer not in PEERS:
+        raise LoadTestError(f"--peer is one of {', '.join(PEERS)}")
+    if parse_url(url)[0] not in ("127.0.0.1", "localhost"):
+        raise LoadTestError(f"{url}: the peer listens on 127.0.0.1 only")
+    node = shutil.which("node")
+    if node is None:
+        raise LoadTestError(f"--peer {peer} needs Node.js 20+ (node on the PATH)")
+    folder = peer_dir(base_dir, peer)
+    if not (folder / "node_modules" / "boardgame.io").is_dir():
+        raise LoadTestError(f"the peer is not installed: run `make peer-{peer}-install` (npm ci in {folder})")
+    return node
+
+
 @contextmanager
 def spawned_peer(
     peer: str, url: str, database_url: str, *, base_dir: Path, log_dir: Path, out: Callable[[str], None] = print
 ) -> Iterator[int]:
     """The peer's server (``node server.js``) on ``url``'s port and ``database_url``
     (created when missing); yields its pid; stopped at the end."""
-    if peer not in PEERS:
-        raise LoadTestError(f"--peer is one of {', '.join(PEERS)}")
+    node = check_peer(peer, url, base_dir)
     folder = peer_dir(base_dir, peer)
-    node = shutil.which("node")
-    if node is None:
-        raise LoadTestError("--peer boardgameio needs Node.js 20+ (node on the PATH)")
-    if not (folder / "node_modules" / "boardgame.io").is_dir():
-        raise LoadTestError(f"the peer is not installed: run `make peer-boardgameio-install` (npm ci in {folder})")
     host, port = parse_url(url)
-    if host not in ("127.0.0.1", "localhost"):
-        raise LoadTestError("the peer listens on 127.0.0.1 only")
     create_database(database_url)
     log_dir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PORT=str(port), DATABASE_URL=database_url, NODE_ENV="production")

@@ -32,7 +32,7 @@ from tools.loadtest.compare import run_comparison
 from tools.loadtest.connection import use_tls
 from tools.loadtest.cpu import ServerCpu
 from tools.loadtest.options import CLUSTER_SUBNET, FOLLOW_MODES, IDLE_MODES, LoadTestError, Options
-from tools.loadtest.peer import PEERS, PeerComparison, peer_url, run_peer_comparison, spawned_peer
+from tools.loadtest.peer import PEERS, PeerComparison, check_peer, peer_url, run_peer_comparison, spawned_peer
 from tools.loadtest.runner import run_loadtest
 from tools.loadtest.spawn import DEFAULT_DATABASE_URL, spawned_server
 from tools.loadtest.versus import Side, Versus, run_versus
@@ -251,6 +251,8 @@ class Command(BaseCommand):
         """``--peer``: our spawned server and the peer's, each on a database of its own, in turns."""
         if not options["spawn"]:
             raise CommandError("--peer spawns both servers (ours as --spawn does): add --spawn")
+        url = (options["peer_url"] or peer_url(config.url)).rstrip("/")
+        check_peer(options["peer"], url, settings.BASE_DIR)  # before ours is started
         database = os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
         peer_database = _with_path(database, f"{urlsplit(database).path.lstrip('/')}_{options['peer']}")
         with ExitStack() as stack:
@@ -267,7 +269,6 @@ class Command(BaseCommand):
                 {"web": server.web_pid, "worker": server.worker_pid}, server.database_url, server.redis_url
             )
             stack.callback(ours_cpu.close)
-            url = (options["peer_url"] or peer_url(config.url)).rstrip("/")
             node_pid = stack.enter_context(
                 spawned_peer(
                     options["peer"],
