@@ -440,21 +440,30 @@ class PeerComparison:
                 + "".join(f"{_fmt(ms_per_move(report, g)):>8}" for g in groups)
             )
         out.append("")
-        out.append(f"{'median':<15}{'moves/s (range)':>20}{'p50 ms':>8}{'p99 ms (range)':>20} |{head}")
+        out.append(f"{'median':<15}{'moves/s (range)':>20}{'p50 ms':>9}{'p99 ms (range)':>24} |{head}")
         for label in LABELS:
             s = self.summary(label)
             cpu = s["cpu_ms_per_move"]
             out.append(
-                f"{label:<15}{_mid(s['moves_per_second'], 1):>20}{s['p50_ms']['median']:>8.1f}"
-                f"{_mid(s['p99_ms'], 1):>20} |"
+                f"{label:<15}{_mid(s['moves_per_second'], 1):>20}{s['p50_ms']['median']:>9.1f}"
+                f"{_mid(s['p99_ms'], 1):>24} |"
                 + "".join(f"{_fmt(cpu[g]['median'] if g in cpu else None):>8}" for g in groups)
             )
         r = self.ratios()
         out.append(
-            f"{'ours/peer':<15}{_fmt(r['moves_per_second']):>20}{_fmt(r['p50_ms']):>8}{_fmt(r['p99_ms']):>20} |"
+            f"{'ours/peer':<15}{_fmt(r['moves_per_second']):>20}{_fmt(r['p50_ms']):>9}{_fmt(r['p99_ms']):>24} |"
             + " " * 8 * (len(groups) - 1)
             + f"{_fmt(r['cpu_ms_per_move']):>8}"
         )
+        for label in LABELS:
+            reports = self.of(label)
+            gets = statistics.median([r.views / r.moves if r.moves else 0.0 for r in reports])
+            started = statistics.median([r.games_started for r in reports])
+            finished = statistics.median([r.games_finished for r in reports])
+            out.append(
+                f"{label} besides the moves (median of its runs): {gets:.3f} reads of a game's view per move "
+                f"(a round's or match's start), {started:g} matches started and {finished:g} finished a run"
+            )
         errors: Counter[str] = Counter()
         for label, _, report in self.runs:
             errors.update({f"{label} {key}": n for key, n in report.errors.items()})
