@@ -106,7 +106,7 @@ const games = [Dominoes];
 const port = Number(process.env.PORT || 8601);
 const databaseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/cf_peer_boardgameio';
 const db = new PostgresStore(databaseUrl, {
-  logging: false,
+  logging: process.env.PEER_SQL_LOG ? (sql) => console.log(sql) : false, // PEER_SQL_LOG=1: every statement
   pool: { max: Number(process.env.PEER_POOL || 10), min: 0, idle: 10000 },
 });
 const server = Server({ games, db, origins: [Origins.LOCALHOST] });
