@@ -90,3 +90,20 @@ def test_the_command_wants_spawn_and_one_comparison_at_a_time() -> None:
         call_command("loadtest", peer="boardgameio", compare_bare=True, stdout=io.StringIO())
     with pytest.raises(CommandError, match="add --spawn"):
         call_command("loadtest", peer="boardgameio", url="http://127.0.0.1:8600", stdout=io.StringIO())
+
+
+def test_a_third_side_without_the_turn_clock_gets_its_own_rows_and_ratio() -> None:
+    comparison = PeerComparison(Options(clients=4), 1, ("http://127.0.0.1:8600", "http://127.0.0.1:8601"))
+    comparison.runs = [
+        ("ours", 1, _report(300, [5.0, 10.0, 40.0], 4.0, 1.0)),
+        ("ours-no-clock", 1, _report(360, [5.0, 10.0, 20.0], 3.0, 0.0)),
+        ("boardgameio", 1, _report(100, [10.0, 20.0, 80.0], 9.0, None)),
+    ]
+    assert comparison.labels == ("ours", "ours-no-clock", "boardgameio")
+    assert comparison.sides["ours-no-clock"] == "http://127.0.0.1:8600"
+    assert comparison.ratios("ours-no-clock")["cpu_ms_per_move"] == pytest.approx(round(5 / 11, 2))
+    lines = comparison.lines()
+    assert any(line.startswith("no-clock/peer") for line in lines)
+    assert "ours_no_clock_moves_per_second: 360.0" in lines
+    assert "ratio_moves_per_second: 3.00" in lines  # the last lines stay ours (with the clock) / peer
+    assert comparison.as_dict()["ratio_ours_no_clock_to_boardgameio"]["moves_per_second"] == pytest.approx(3.6)

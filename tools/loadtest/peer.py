@@ -53,6 +53,8 @@ from tools.loadtest.spawn import create_database
 PEERS = ("boardgameio",)
 GAME = "dominoes"  # tools/peers/boardgameio/server.js
 LABELS = ("ours", "boardgameio")
+#: ``--peer-no-clock``: a third side, ours on tables without a turn clock (what the clock costs a move).
+NO_CLOCK = "ours-no-clock"
 READY_TIMEOUT_SECONDS = 30
 STOP_SECONDS = 10
 #: What each server does for one accepted move (printed with the figures).
@@ -369,6 +371,15 @@ class PeerComparison:
     urls: tuple[str, str]
     runs: list[tuple[str, int, Report]] = field(default_factory=list)
 
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The sides that ran: ours, (ours-no-clock,) the peer."""
+        return (LABELS[0], NO_CLOCK, LABELS[1]) if self.of(NO_CLOCK) else LABELS
+
+    @property
+    def sides(self) -> dict[str, str]:
+        return {label: self.urls[1] if label == LABELS[1] else self.urls[0] for label in self.labels}
+
     def of(self, label: str) -> list[Report]:
         return [report for side, _, report in self.runs if side == label]
 
@@ -388,9 +399,9 @@ class PeerComparison:
             "cpu_ms_per_move": cpu,
         }
 
-    def ratios(self) -> dict[str, float | None]:
-        """ours / peer: above 1 is ours ahead for moves/s, behind for p99 and CPU."""
-        ours, peer = (self.summary(label) for label in LABELS)
+    def ratios(self, label: str = LABELS[0]) -> dict[str, float | None]:
+        """``label`` (ours) / peer: above 1 is ours ahead for moves/s, behind for p99 and CPU."""
+        ours, peer = self.summary(label), self.summary(LABELS[1])
 
         def ratio(a: float | None, b: float | None) -> float | None:
             return round(a / b, 2) if a is not None and b else None
@@ -409,12 +420,13 @@ class PeerComparison:
     def as_dict(self) -> dict[str, Any]:
         return {
             "options": dataclasses.asdict(self.options),
-            "sides": dict(zip(LABELS, self.urls, strict=True)),
+            "sides": self.sides,
             "repeat": self.repeat,
             "order": [f"{label} {rep}" for label, rep, _ in self.runs],
             "runs": [{"side": label, "repetition": rep, **report.as_dict()} for label, rep, report in self.runs],
-            "summary": {label: self.summary(label) for label in LABELS},
+            "summary": {label: self.summary(label) for label in self.labels},
             "ratio_ours_to_boardgameio": self.ratios(),
+            **({"ratio_ours_no_clock_to_boardgameio": self.ratios(NO_CLOCK)} if NO_CLOCK in self.labels else {}),
         }
 
     def lines(self) -> list[str]:
@@ -425,8 +437,13 @@ class PeerComparison:
             f"peer: {o.clients} clients on each server, {o.clients // 2 * o.games_per_pair} matches at once, "
             f"{o.duration:.0f} s measured after {o.warmup:.0f} s warm-up, {self.repeat} repetition(s) interleaved "
             f"({', '.join(f'{s} {r}' for s, r, _ in self.runs)})",
-            *(f"{label}: {url}" for label, url in zip(LABELS, self.urls, strict=True)),
+            *(f"{label}: {url}" for label, url in self.sides.items()),
             WHAT_OURS_DOES,
+            *(
+                [f"{NO_CLOCK}: the same server, its tables opened without a turn clock (turn_time_limit null)"]
+                if NO_CLOCK in self.labels
+                else []
+            ),
             WHAT_PEER_DOES,
             "server CPU ms per accepted move: web (gunicorn's processes / the node process), worker (Celery / none), "
             "pg (the backends of each one's own database); total = their sum",
@@ -441,7 +458,7 @@ class PeerComparison:
             )
         out.append("")
         out.append(f"{'median':<15}{'moves/s (range)':>20}{'p50 ms':>9}{'p99 ms (range)':>24} |{head}")
-        for label in LABELS:
+        for label in self.labels:
             s = self.summary(label)
             cpu = s["cpu_ms_per_move"]
             out.append(
@@ -450,12 +467,15 @@ class PeerComparison:
                 + "".join(f"{_fmt(cpu[g]['median'] if g in cpu else None):>8}" for g in groups)
             )
         r = self.ratios()
-        out.append(
-            f"{'ours/peer':<15}{_fmt(r['moves_per_second']):>20}{_fmt(r['p50_ms']):>9}{_fmt(r['p99_ms']):>24} |"
-            + " " * 8 * (len(groups) - 1)
-            + f"{_fmt(r['cpu_ms_per_move']):>8}"
-        )
-        for label in LABELS:
+        for label in self.labels[:-1]:
+            q = self.ratios(label)
+            out.append(
+                f"{'ours/peer' if label == LABELS[0] else 'no-clock/peer':<15}{_fmt(q['moves_per_second']):>20}"
+                f"{_fmt(q['p50_ms']):>9}{_fmt(q['p99_ms']):>24} |"
+                + " " * 8 * (len(groups) - 1)
+                + f"{_fmt(q['cpu_ms_per_move']):>8}"
+            )
+        for label in self.labels:
             reports = self.of(label)
             gets = statistics.median([r.views / r.moves if r.moves else 0.0 for r in reports])
             started = statistics.median([r.games_started for r in reports])
@@ -468,9 +488,10 @@ class PeerComparison:
         for label, _, report in self.runs:
             errors.update({f"{label} {key}": n for key, n in report.errors.items()})
         out.append("errors: " + (", ".join(f"{k}: {n}" for k, n in sorted(errors.items())) if errors else "0"))
-        for label in LABELS:
+        for label in self.labels:
             s = self.summary(label)
             total = s["cpu_ms_per_move"].get("total")
+            label = label.replace("-", "_")
             out.append(f"{label}_moves_per_second: {s['moves_per_second']['median']}")
             out.append(f"{label}_p99_ms: {s['p99_ms']['median']}")
             out.append(f"{label}_cpu_ms_per_move: {total['median'] if total else '-'}")
@@ -486,9 +507,12 @@ def run_peer_comparison(
     ours: tuple[str, list[int], ServerCpu | None],
     peer: tuple[str, ServerCpu | None],
     out: Callable[[str], None] = print,
+    *,
+    no_clock: bool = False,
 ) -> PeerComparison:
     """``repeat`` runs on our server (url, pids, CPU split) and on the peer (url, CPU
-    split), interleaved ours, peer, peer, ours ..."""
+    split), interleaved ours, peer, peer, ours ...; ``no_clock``: also ours on tables
+    without a turn clock, between the two (ours, ours-no-clock, peer, peer, ours-no-clock, ours ...)."""
     if repeat < 1:
         raise LoadTestError("--repeat is 1 or more")
     if options.clients < 2 or options.clients % 2:
@@ -507,6 +531,17 @@ def run_peer_comparison(
         ),
         PeerSide(LABELS[1], peer_url_, lambda o: run_peer_load(o, out, peer_cpu)),
     ]
+    if no_clock:
+        sides.insert(
+            1,
+            PeerSide(
+                NO_CLOCK,
+                our_url,
+                lambda o: run_loadtest(
+                    dataclasses.replace(o, turn_clock=False), out, our_pids, accounts=accounts, server_cpu=our_cpu
+                ),
+            ),
+        )
     comparison = PeerComparison(options, repeat, (our_url, peer_url_))
     order = [side for rep in range(repeat) for side in (sides if rep % 2 == 0 else sides[::-1])]
     done: Counter[str] = Counter()

@@ -149,6 +149,16 @@ class Command(BaseCommand):
             "moving over HTTP; prints both and ours / peer (tools/loadtest/peer.py).",
         )
         parser.add_argument(
+            "--no-turn-clock",
+            action="store_true",
+            help="Open the tables without a turn clock (turn_time_limit null; default: the server's clock).",
+        )
+        parser.add_argument(
+            "--peer-no-clock",
+            action="store_true",
+            help="With --peer: a third side, ours on tables without a turn clock, in turn with the other two.",
+        )
+        parser.add_argument(
             "--peer-url", default="", help="With --peer: where the peer listens (default: --url's port + 1)."
         )
         parser.add_argument(
@@ -182,6 +192,7 @@ class Command(BaseCommand):
             idle_wait=options["idle_wait"],
             idle_games=options["idle_games"],
             seed=options["seed"],
+            turn_clock=not options["no_turn_clock"],
         )
         out = self.stderr.write if options["json"] else self.stdout.write
         compare = options["compare_bare"]
@@ -282,7 +293,12 @@ class Command(BaseCommand):
             peer_cpu = ServerCpu({"web": node_pid}, peer_database)
             stack.callback(peer_cpu.close)
             return run_peer_comparison(
-                config, options["repeat"], (config.url, server.pids, ours_cpu), (url, peer_cpu), out
+                config,
+                options["repeat"],
+                (config.url, server.pids, ours_cpu),
+                (url, peer_cpu),
+                out,
+                no_clock=options["peer_no_clock"],
             )
 
     def _spawn_side(
