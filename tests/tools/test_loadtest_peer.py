@@ -17,8 +17,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from tools.loadtest.clients import Run
 from tools.loadtest.options import LoadTestError, Options
-from tools.loadtest.peer import PeerComparison, check_peer, peer_move, peer_url
+from tools.loadtest.peer import PeerClient, PeerComparison, Seat, check_peer, peer_move, peer_url
 from tools.loadtest.report import CpuFigures, Report
 
 
@@ -107,3 +108,17 @@ def test_a_third_side_without_the_turn_clock_gets_its_own_rows_and_ratio() -> No
     assert "ours_no_clock_moves_per_second: 360.0" in lines
     assert "ratio_moves_per_second: 3.00" in lines  # the last lines stay ours (with the clock) / peer
     assert comparison.as_dict()["ratio_ours_no_clock_to_boardgameio"]["moves_per_second"] == pytest.approx(3.6)
+
+
+def test_a_peer_client_drops_news_of_a_turn_it_has_already_played() -> None:
+    """At a match's start a player may read the state after its partner's move, and
+    move, before the partner's word of that move arrives: the word is stale then."""
+    client = PeerClient(Run(Options(clients=2)), 0, "127.0.0.1", 1, "a")
+    seat = client.seats["m"] = Seat("m", "1", "secret", state_id=2, my_turn=False, hand=["1-0"], ends=[3, 4])
+    client.tell("turn", "m", 1, [5, 6], 3)  # the partner's move that made state 1
+    client._drain(block=False)
+    assert (seat.my_turn, seat.state_id, seat.ends) == (False, 2, [3, 4])
+    client.tell("turn", "m", 3, [0, 4], 2)  # the partner's next move
+    client._drain(block=False)
+    assert (seat.my_turn, seat.state_id, seat.ends, seat.boneyard) == (True, 3, [0, 4], 2)
+    client.http.close()

@@ -181,7 +181,9 @@ class PeerClient(threading.Thread):
                 self.seats.pop(match_id, None)
             elif kind == "turn":
                 told = self.seats.get(match_id)
-                if told is not None:
+                # Stale news is dropped: at a match's start this player may have read the
+                # state after the partner's move (and moved already) before the partner told it.
+                if told is not None and rest[0] >= told.state_id:
                     told.state_id, told.ends, told.boneyard = rest
                     told.my_turn = True
 
