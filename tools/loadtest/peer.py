@@ -17,7 +17,11 @@ The two servers take turns, ``repeat`` runs each, in the order ours, peer, peer,
 ours ... (``versus.py``'s order). The CPU per accepted move is split by group as
 ``--compare-bare`` splits it: ``web`` (ours: gunicorn's processes; the peer:
 the node process), ``worker`` (ours: Celery; the peer has none) and ``pg`` (the
-PostgreSQL backends of each one's own database); ``total`` is their sum.
+PostgreSQL backends of each one's own database); ``total`` is their sum (Redis,
+which ours uses and the peer does not, is shared by the machine and left out:
+``loadtest --spawn`` alone prints it). With ``no_clock`` a third side, ours on
+tables without a turn clock (``Options.turn_clock``), takes its turn between the
+two: ours, ours-no-clock, peer, peer, ours-no-clock, ours ...
 """
 
 from __future__ import annotations
