@@ -10,6 +10,7 @@
 #   make cluster-stop - remove it: every namespace, link and process (also after a crashed run)
 #   make cluster-test - the fault suite over that cluster (kills hosts, cuts links; ~10 minutes)
 #   make contract-ts - TypeScript types generated from openapi.yaml decode recorded streams (needs Node.js 20+ and npm)
+#   make peer-boardgameio - the load test's peer, boardgame.io's server on PostgreSQL (needs Node.js 20+; tools/peers/README.md)
 #
 # requirements.txt is what the server needs (make serve, production);
 # requirements-dev.txt adds tests, fuzzer and lint tools (it includes the first).
@@ -28,7 +29,7 @@ SOAK_MINUTES ?= 5
 # servers, workers and browsers they start, so two share two cores well).
 TEST_PROCESSES ?= 2
 
-.PHONY: install install-dev migrate serve lint test soak fuzz schema messages contract-ts cluster cluster-stop cluster-test
+.PHONY: install install-dev migrate serve lint test soak fuzz schema messages contract-ts peer-boardgameio-install peer-boardgameio cluster cluster-stop cluster-test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -85,6 +86,20 @@ messages: install
 contract-ts:
 	@command -v npm >/dev/null || { echo "make contract-ts needs Node.js 20+ and npm" >&2; exit 1; }
 	cd clients/typescript && npm ci --no-audit --no-fund && npm run check
+
+# The load test's peer (tools/peers/README.md): boardgame.io's server from npm, pinned
+# by its package-lock.json. `manage.py loadtest --spawn --peer boardgameio` starts it
+# itself once installed; `make peer-boardgameio` serves it by hand (PEER_PORT, PEER_DATABASE_URL).
+PEER_PORT ?= 8001
+PEER_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/chickenfoot_boardgameio
+peer-boardgameio-install:
+	@command -v npm >/dev/null || { echo "the peer needs Node.js 20+ and npm" >&2; exit 1; }
+	cd tools/peers/boardgameio && npm ci --no-audit --no-fund
+
+peer-boardgameio: peer-boardgameio-install
+	psql "$(dir $(PEER_DATABASE_URL))postgres" -tAc "SELECT 1 FROM pg_database WHERE datname = '$(notdir $(PEER_DATABASE_URL))'" | grep -q 1 \
+		|| psql "$(dir $(PEER_DATABASE_URL))postgres" -c 'CREATE DATABASE "$(notdir $(PEER_DATABASE_URL))"'
+	cd tools/peers/boardgameio && PORT=$(PEER_PORT) DATABASE_URL=$(PEER_DATABASE_URL) NODE_ENV=production node server.js
 
 # The cluster (deploy/cluster.py): needs root and deploy/install.sh's packages.
 cluster: install

@@ -19,11 +19,15 @@ STEPS = [
     ("throttling", ["throttling.py", "core/limits.py"]),
     ("parse + validate input", ["core/inputs.py", "parsers.py", "_load_data_and_files"]),
     ("idempotency check", ["_replay_idempotent"]),
+    # After the commit (inside GameChange._finish's on_commit callback, so before the
+    # "_finish" marker of the row writes): the follow-up task (a turn clock or a bot
+    # turn) sent to Celery, then the notice published.
+    ("follow-up task sent (Celery)", ["send_task (celery/"]),
+    ("publish + dispatch", ["dispatch.py", "core/notify.py", "live/hub.py"]),
     ("lock + load game (+ seats)", ["_lock (games/services/commit.py", "_lock_with_seats", "_seats_and_replay"]),
     ("engine", ["games/engine/"]),
     ("move + event rows, game row write", ["move_record", "events_append", "_finish", "_write (games"]),
     ("commit", ["commit (django/db/backends", "__exit__ (django/db/transaction.py"]),
-    ("publish + dispatch", ["dispatch.py", "core/notify.py", "live/hub.py"]),
     # What is left inside the move service: on the old path, the seats' own query.
     ("seats read (the rest of move_submit)", ["move_submit (games/services/play.py"]),
     ("response build", ["games/output.py", "game_view (games/selectors.py"]),

@@ -16,9 +16,11 @@ import re
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 
 from games.engine import Match, Ruleset, public_view, seat_view
+from games.models import Game
 from tests.integration.loadtest_runs import made_up_report, spawned_run
 from tools.loadtest.clients import legal_moves_from
 from tools.loadtest.compare import Comparison
@@ -58,6 +60,31 @@ def test_loadtest_plays_matches_and_reports(live_server: Any, follow: str, idle:
     assert "errors: 0" in lines, lines
     if idle:
         assert any(line.startswith(f"idle_streams: {idle} longpoll") for line in lines), lines
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("clock", [True, False])
+def test_no_turn_clock_opens_tables_without_one(live_server: Any, clock: bool) -> None:
+    """``--no-turn-clock``: the load test's tables have no turn clock (no deadline,
+    no follow-up task a move); by default they have the server's."""
+    before = set(Game.objects.values_list("pk", flat=True))
+    call_command(
+        "loadtest",
+        url=live_server.url,
+        clients=2,
+        duration=1,
+        warmup=0.2,
+        seed=1,
+        no_turn_clock=not clock,
+        stdout=io.StringIO(),
+    )
+    games = Game.objects.exclude(pk__in=before)
+    assert games.exists()
+    limits = set(games.values_list("turn_time_limit", flat=True))
+    assert limits == ({settings.DEFAULT_TURN_SECONDS} if clock else {None})
 
 
 def test_local_legal_moves_match_the_engine_at_every_turn_start() -> None:

@@ -14,5 +14,6 @@ One job a module:
 * ``runner``     - one whole run: set up, warm up, measure, stop
 * ``spawn``      - ``--spawn``: a production-style server of the run's own
 * ``compare``    - ``--compare-bare``: runs of the move path and of a bare locked write, interleaved
+* ``peer``       - ``--peer boardgameio``: ours and a peer game server (tools/peers), interleaved
 * ``bare``       - the bare locked-write endpoint (a Django app the benchmark server alone installs)
 """

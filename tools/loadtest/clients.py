@@ -129,7 +129,10 @@ class Client(threading.Thread):
         """Open a 2-player table, seat the partner, start it: (game id, my view)."""
         assert self.partner is not None
         ruleset = {"set_max": self.options.set_max, "players": 2}
-        view = self.http.json("POST", f"{API}/games/", self.token, {"ruleset": ruleset}, expect=201)
+        body: dict[str, Any] = {"ruleset": ruleset}
+        if not self.options.turn_clock:
+            body["turn_time_limit"] = None  # no clock: no follow-up task a move
+        view = self.http.json("POST", f"{API}/games/", self.token, body, expect=201)
         game_id = view["game"]["id"]
         self.http.json("POST", f"{API}/games/{game_id}/join/", self.partner.token, {})
         view = self.http.json("POST", f"{API}/games/{game_id}/start/", self.token, {})

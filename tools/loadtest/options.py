@@ -36,6 +36,8 @@ class Options:
     idle_wait: int = 30
     idle_games: int = 10
     seed: int | None = None
+    #: False: tables opened without a turn clock (``turn_time_limit`` null), else the server's default clock.
+    turn_clock: bool = True
 
 
 def on_this_machine(hostname: str) -> bool:

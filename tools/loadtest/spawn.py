@@ -86,7 +86,7 @@ def spawned_server(
         migrate.append("--run-syncdb")
     if not env["DATABASE_URL"].startswith("postgres"):
         raise LoadTestError("--spawn serves on PostgreSQL: set DATABASE_URL=postgres://...")
-    _create_database(env["DATABASE_URL"])
+    create_database(env["DATABASE_URL"])
     log_dir.mkdir(parents=True, exist_ok=True)
     out(f"spawn: migrating {env['DATABASE_URL'].rsplit('@', 1)[-1]}")
     subprocess.run(migrate, cwd=base_dir, env=env, check=True)
@@ -111,7 +111,7 @@ def spawned_server(
         stop_groups(processes, timeout=STOP_SECONDS)
 
 
-def _create_database(url: str) -> None:
+def create_database(url: str) -> None:
     """Create the database named in ``url`` when it does not exist yet."""
     parts = urlsplit(url)
     name = parts.path.lstrip("/")

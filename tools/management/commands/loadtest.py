@@ -32,6 +32,7 @@ from tools.loadtest.compare import run_comparison
 from tools.loadtest.connection import use_tls
 from tools.loadtest.cpu import ServerCpu
 from tools.loadtest.options import CLUSTER_SUBNET, FOLLOW_MODES, IDLE_MODES, LoadTestError, Options
+from tools.loadtest.peer import PEERS, PeerComparison, check_peer, peer_url, run_peer_comparison, spawned_peer
 from tools.loadtest.runner import run_loadtest
 from tools.loadtest.spawn import DEFAULT_DATABASE_URL, spawned_server
 from tools.loadtest.versus import Side, Versus, run_versus
@@ -140,6 +141,27 @@ class Command(BaseCommand):
             "--url's (or --spawn's); prints both and their ratio (second / first).",
         )
         parser.add_argument(
+            "--peer",
+            choices=PEERS,
+            default="",
+            help="With --spawn: a peer game server (tools/peers/<peer>, Node.js; `make peer-boardgameio-install` "
+            "first) on a database of its own at --peer-url, played in turns with ours, the same number of clients "
+            "moving over HTTP; prints both and ours / peer (tools/loadtest/peer.py).",
+        )
+        parser.add_argument(
+            "--no-turn-clock",
+            action="store_true",
+            help="Open the tables without a turn clock (turn_time_limit null; default: the server's clock).",
+        )
+        parser.add_argument(
+            "--peer-no-clock",
+            action="store_true",
+            help="With --peer: a third side, ours on tables without a turn clock, in turn with the other two.",
+        )
+        parser.add_argument(
+            "--peer-url", default="", help="With --peer: where the peer listens (default: --url's port + 1)."
+        )
+        parser.add_argument(
             "--cafile",
             default=None,
             help="The certificate authority an https:// server is verified with (make cluster's: "
@@ -149,7 +171,8 @@ class Command(BaseCommand):
             "--repeat",
             type=int,
             default=3,
-            help="With --compare-bare, --compare-metrics, --compare-url: runs of each kind (default %(default)s).",
+            help="With --compare-bare, --compare-metrics, --compare-url, --peer: runs of each kind "
+            "(default %(default)s).",
         )
         parser.add_argument(
             "--json", action="store_true", help="Print the figures as JSON (progress lines go to stderr)."
@@ -169,17 +192,25 @@ class Command(BaseCommand):
             idle_wait=options["idle_wait"],
             idle_games=options["idle_games"],
             seed=options["seed"],
+            turn_clock=not options["no_turn_clock"],
         )
         out = self.stderr.write if options["json"] else self.stdout.write
         compare = options["compare_bare"]
-        if sum(map(bool, (compare, options["compare_metrics"], options["compare_url"]))) > 1:
-            raise CommandError("--compare-bare, --compare-metrics and --compare-url: one at a time")
+        if sum(map(bool, (compare, options["compare_metrics"], options["compare_url"], options["peer"]))) > 1:
+            raise CommandError("--compare-bare, --compare-metrics, --compare-url and --peer: one at a time")
         for url in (config.url, options["compare_url"]):
             if url:
                 use_tls(url, options["cafile"])
         if options["compare_metrics"] or options["compare_url"]:
             try:
                 result: Any = self._versus(options, config, out)
+            except LoadTestError as error:
+                raise CommandError(str(error)) from error
+            self._print(result, options["json"])
+            return
+        if options["peer"]:
+            try:
+                result = self._peer(options, config, out)
             except LoadTestError as error:
                 raise CommandError(str(error)) from error
             self._print(result, options["json"])
@@ -226,6 +257,49 @@ class Command(BaseCommand):
                 label = "cluster" if other.startswith(CLUSTER_SUBNET + ".") else "other"
                 sides = [first, Side(label, options["compare_url"])]
             return run_versus(config, sides, repeat, out)
+
+    def _peer(self, options: dict[str, Any], config: Options, out: Callable[[str], None]) -> PeerComparison:
+        """``--peer``: our spawned server and the peer's, each on a database of its own, in turns."""
+        if not options["spawn"]:
+            raise CommandError("--peer spawns both servers (ours as --spawn does): add --spawn")
+        url = (options["peer_url"] or peer_url(config.url)).rstrip("/")
+        check_peer(options["peer"], url, settings.BASE_DIR)  # before ours is started
+        database = os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
+        peer_database = _with_path(database, f"{urlsplit(database).path.lstrip('/')}_{options['peer']}")
+        with ExitStack() as stack:
+            server = stack.enter_context(
+                spawned_server(
+                    config.url,
+                    web_workers=options["web_workers"],
+                    base_dir=settings.BASE_DIR,
+                    log_dir=settings.BASE_DIR / ".run" / "loadtest",
+                    out=out,
+                )
+            )
+            ours_cpu = ServerCpu(
+                {"web": server.web_pid, "worker": server.worker_pid}, server.database_url, server.redis_url
+            )
+            stack.callback(ours_cpu.close)
+            node_pid = stack.enter_context(
+                spawned_peer(
+                    options["peer"],
+                    url,
+                    peer_database,
+                    base_dir=settings.BASE_DIR,
+                    log_dir=settings.BASE_DIR / ".run" / "loadtest",
+                    out=out,
+                )
+            )
+            peer_cpu = ServerCpu({"web": node_pid}, peer_database)
+            stack.callback(peer_cpu.close)
+            return run_peer_comparison(
+                config,
+                options["repeat"],
+                (config.url, server.pids, ours_cpu),
+                (url, peer_cpu),
+                out,
+                no_clock=options["peer_no_clock"],
+            )
 
     def _spawn_side(
         self,
