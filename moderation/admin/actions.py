@@ -137,7 +137,9 @@ def reason_action(
     ``form_class`` (a ReasonForm with more fields) passes its other fields to
     ``perform`` as keywords.
     """
-    form = (form_class or ReasonForm)(request.POST if "apply" in request.POST else None, reason_required=reason_required)
+    form = (form_class or ReasonForm)(
+        request.POST if "apply" in request.POST else None, reason_required=reason_required
+    )
     if not form.is_valid():
         ids = [str(pk) for pk in queryset.values_list("pk", flat=True)]
         return render_action_page(

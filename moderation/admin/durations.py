@@ -59,6 +59,5 @@ def remove_messages_field() -> forms.TypedChoiceField:
         choices=REMOVE_MESSAGES,
         initial=0,
         required=False,
-        empty_value=0,
         help_text=_("For a suspension: readers see them removed at once; each can be restored."),
     )

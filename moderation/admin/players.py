@@ -94,15 +94,17 @@ class SuspendForm(ReasonForm):
 
 
 def _suspend(request: HttpRequest, user: User, reason: str, remove_messages: int = 0) -> str:
-    done = chat_cleanup.suspend_and_clean(player=user, by=_by(request), reason=reason, remove_hours=remove_messages)
+    done = chat_cleanup.suspend_and_clean(
+        player=user, by=_by(request), reason=reason, remove_hours=remove_messages or 0
+    )
     text = gettext("suspended; games touched: %(games)s.") % {
         "games": ", ".join(map(str, done["games"])) or gettext("none")
     }
     if done["messages_removed"]:
         count = len(done["messages_removed"])
-        text += " " + ngettext(
-            "%(count)d chat message removed.", "%(count)d chat messages removed.", count
-        ) % {"count": count}
+        text += " " + ngettext("%(count)d chat message removed.", "%(count)d chat messages removed.", count) % {
+            "count": count
+        }
     return text
 
 
