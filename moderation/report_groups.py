@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from core.errors import ApiError, CoreCode
-from moderation import services
+from moderation import chat_cleanup, services
 from moderation.errors import ModerationError
 from moderation.models import AuditAction, Report, ReportComment, ReportOutcome, ReportReason, ReportStatus
 from moderation.services import MODERATE_PERMISSION, _audit, _open_report, _require_moderator, _require_reason, _resolve
@@ -86,11 +86,14 @@ def report_group_resolve(
     until: datetime | None = None,
     player: User | None = None,
     group: bool = True,
+    remove_hours: int = 0,
 ) -> list[Report]:
     """Take ``outcome`` on report ``report_id`` (one measure: one warning, one
     sanction) and, with ``group``, resolve every other open report about the same
-    target with it. One transaction: all of them or none. Answers the reports
-    resolved, the one acted on first."""
+    target with it. A suspension with ``remove_hours`` also removes the suspended
+    account's chat messages of the last that many hours (``chat_cleanup``, audited
+    apart). One transaction: all of them or none. Answers the reports resolved,
+    the one acted on first."""
     _require_moderator(by)
     if outcome not in OUTCOMES:
         raise ApiError(gettext("Choose an outcome."), code=CoreCode.VALIDATION_ERROR)
@@ -109,6 +112,10 @@ def report_group_resolve(
         )
         _take(outcome, report_id=main.pk, by=by, reason=reason, until=until, player=player)
         main.refresh_from_db()
+        if outcome == "suspend" and remove_hours:
+            chat_cleanup.chat_remove_by_author(
+                author=services._report_player(main, player), by=by, reason=reason, hours=remove_hours
+            )
         for report in others:
             _resolve(report, by=by, outcome=main.outcome, reason=main.resolution)
             _audit(

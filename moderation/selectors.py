@@ -13,10 +13,12 @@ from django.db.models.functions import TruncDate, TruncWeek
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from chat.models import ChatMessage
+from chat.models import ChatMessage, MessageState
 from games.models import Game, Move, MoveSource
 from moderation.errors import ModerationCode, ModerationError
 from moderation.models import (
+    Appeal,
+    AppealStatus,
     AuditEntry,
     ModeratorNote,
     PlayerWarning,
@@ -220,6 +222,15 @@ def dashboard_figures(*, now: datetime | None = None, days: int = 30, weeks: int
         players_per_day=_per_day(players, day_list),
         messages_removed_per_day=_per_day(removed, day_list),
     )
+
+
+def waiting_counts() -> dict[str, int]:
+    """What waits for a moderator beside the open reports (the dashboard): the chat
+    messages the filter held, and the appeals not answered yet."""
+    return {
+        "held_messages": ChatMessage.objects.filter(state=MessageState.HELD).count(),
+        "open_appeals": Appeal.objects.filter(status=AppealStatus.OPEN).count(),
+    }
 
 
 def standing_sanctions(user: User) -> list[dict[str, Any]]:

@@ -17,7 +17,8 @@ What it does, each step its own function:
    computed here from the secret as an authenticator app does) and saves each page
    of ``PAGES`` as ``<out>/moderation-<name>.png`` (the whole page, up to 3000 px).
 
-``PAGES`` is the one list of what is shown: add a page there (a name, a path with
+``PAGES`` is the one list of what is shown (a name starting ``et-`` is shot in
+Estonian, through the language cookie): add a page there (a name, a path with
 ``{ids}`` from the seed, what it shows) and re-run; after merging other moderation
 work the lead re-runs it to refresh every PNG. Needs ``chromium`` and
 ``chromedriver``. Prints each file written.
@@ -49,15 +50,27 @@ PASSWORD = "a long screenshot passphrase 42"
 #: Paths are formatted with the seed's ids ({report_chat}, {player}, ...).
 PAGES: list[tuple[str, str, str]] = [
     ("dashboard", "/admin/moderation/report/dashboard/", "the moderators' dashboard"),
-    ("queue", "/admin/moderation/report/", "the report queue, open reports first"),
+    ("queue", "/admin/moderation/report/", "the report queue: a group of reports on one account, reasons"),
     ("report-chat", "/admin/moderation/report/{report_chat}/change/", "a chat message's report, the chat around it"),
-    ("report-game", "/admin/moderation/report/{report_game}/change/", "a game's report, the game in words"),
+    ("report-game", "/admin/moderation/report/{report_game}/change/", "a game's report: move times, think times"),
+    (
+        "report-account",
+        "/admin/moderation/report/{report_retaliation}/change/",
+        "an account's report: its evidence, flagged as made minutes after its author was reported",
+    ),
     ("account", "/admin/players/user/{player}/change/", "an account: its history and accounts sharing an address"),
-    ("sanction", "/admin/players/user/{player}/sanction/", "warn, mute or suspend an account for a period"),
+    ("sanction", "/admin/players/user/{player}/sanction/", "warn, mute or suspend: canned texts, custom minutes"),
+    ("lift", "/admin/players/user/{player}/lift/", "lifting a sanction in force before its end"),
     ("appeals", "/admin/moderation/appeal/", "the appeals, open ones first"),
     ("appeal-answer", "/admin/moderation/appeal/{appeal}/answer/", "answering an appeal: uphold or lift"),
-    ("chat", "/admin/chat/chatmessage/", "every chat message, with Remove"),
+    ("chat", "/admin/chat/chatmessage/?author__id__exact={player}", "the chat messages of one author"),
+    ("held", "/admin/chat/heldchatmessage/", "the chat messages the filter held, to approve or reject"),
+    ("filters", "/admin/chat/chatfilterrule/", "the chat's word and link filter rules"),
     ("audit", "/admin/moderation/auditentry/", "the audit trail"),
+    # In Estonian (the language cookie): the admin's moderation pages are translated.
+    ("et-dashboard", "/admin/moderation/report/dashboard/", "the dashboard in Estonian"),
+    ("et-queue", "/admin/moderation/report/", "the report queue in Estonian"),
+    ("et-report-account", "/admin/moderation/report/{report_retaliation}/change/", "an account's report in Estonian"),
 ]
 
 SEED = r"""
@@ -110,6 +123,16 @@ game = games.game_create(creator=alice, ruleset={"set_max": 6, "players": 3})
 games.game_join(game_id=game.pk, player=bob)
 games.game_join(game_id=game.pk, player=carol)
 games.game_start(game_id=game.pk, by=alice)
+# Six moves, each by the turn clock (a timeout), then spread in time: quick plays and long stalls.
+from games.models import Game, Move
+for _ in range(6):
+    Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    games.turn_timeout(game_id=game.pk, expected_seq=Game.objects.get(pk=game.pk).seq)
+start = timezone.now() - timedelta(minutes=10)
+Game.objects.filter(pk=game.pk).update(started_at=start)
+for move, seconds in zip(Move.objects.filter(game_id=game.pk).order_by("number"), (4, 58, 2, 61, 3, 59)):
+    start += timedelta(seconds=seconds)
+    Move.objects.filter(pk=move.pk).update(created_at=start)
 chat.chat_message_create(game_id=game.pk, author=alice, channel="players", text="good luck all")
 chat.chat_message_create(game_id=game.pk, author=carol, channel="players", text="hi!")
 rude = chat.chat_message_create(game_id=game.pk, author=bob, channel="players", text="you all play like bots, idiots")
@@ -119,6 +142,18 @@ report_chat = moderation.report_create(reporter=alice, reason="abuse", text="ins
 report_game = moderation.report_create(reporter=carol, reason="stalling", text="waits out every turn", game_id=game.pk)
 report_account = moderation.report_create(reporter=dave, reason="offensive_name", account=bobs_alt)
 moderation.report_assign(report_id=report_account.pk, by=mod)
+# A group: two more reports on Bob's account; and Bob's answer minutes later (a retaliation).
+moderation.report_create(reporter=carol, reason="abuse", text="rude all game", account=bob)
+moderation.report_create(reporter=dave, reason="abuse", text="insults", account=bob)
+report_retaliation = moderation.report_create(reporter=bob, reason="cheating", text="she cheats", account=alice)
+
+# The chat's filter: a link held for review (Carol's account is not new: no link limit).
+from chat.models import ChatFilterRule
+ChatFilterRule.objects.create(pattern="cheap-chips.example", kind="link", action="hold")
+ChatFilterRule.objects.create(pattern="idiot", kind="word", action="block")
+User.objects.filter(pk=carol.pk).update(date_joined=timezone.now() - timedelta(days=60))
+carol = User.objects.get(pk=carol.pk)
+chat.chat_message_create(game_id=game.pk, author=carol, channel="players", text="chips at www.cheap-chips.example/deal")
 
 moderation.moderation_player_warn(player=bob, by=other_mod, text="Keep the table chat friendly.")
 mute = moderation.moderation_player_mute(
@@ -132,6 +167,7 @@ moderation.moderation_player_suspend(
 print("IDS=" + json.dumps({
     "report_chat": report_chat.pk, "report_game": report_game.pk, "report_account": report_account.pk,
     "player": bob.pk, "alt": bobs_alt.pk, "appeal": appeal.pk, "game": game.pk,
+    "report_retaliation": report_retaliation.pk,
 }))
 """
 
@@ -209,7 +245,7 @@ def browser(profile: Path) -> Any:
     options.binary_location = shutil.which("chromium") or "chromium"
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"):
         options.add_argument(flag)
-    options.add_argument("--window-size=1280,900")
+    options.add_argument("--window-size=1600,900")
     options.add_argument(f"--user-data-dir={profile}")
     return webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver")), options=options)
 
@@ -232,14 +268,17 @@ def log_in(driver: Any, base: str, secret: str, used_step: int) -> None:
     WebDriverWait(driver, 20).until(lambda d: "/admin/second-factor/" not in d.current_url)
 
 
-def shoot(driver: Any, base: str, path: str, target: Path) -> None:
+def shoot(driver: Any, base: str, path: str, target: Path, language: str = "en") -> None:
+    driver.get(base + "/admin/")
+    driver.add_cookie({"name": "language", "value": language, "path": "/"})
     driver.get(base + path)
+    driver.execute_script("document.querySelectorAll('details').forEach(d => { d.open = true; })")
     height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(1280, min(max(int(height) + 140, 700), 3000))
+    driver.set_window_size(1600, min(max(int(height) + 140, 700), 3000))
     driver.execute_script("window.scrollTo(0, 0)")
     if not driver.save_screenshot(str(target)):
         raise SystemExit(f"no screenshot of {path}")
-    driver.set_window_size(1280, 900)
+    driver.set_window_size(1600, 900)
 
 
 def main() -> None:
@@ -269,7 +308,7 @@ def main() -> None:
             log_in(driver, base, secret, used_step)
             for name, path, what in pages:
                 target = options.out / f"moderation-{name}.png"
-                shoot(driver, base, path.format(**ids), target)
+                shoot(driver, base, path.format(**ids), target, "et" if name.startswith("et-") else "en")
                 print(f"{target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}: {what}")
         finally:
             if driver is not None:

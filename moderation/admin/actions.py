@@ -122,19 +122,24 @@ def reason_action(
     *,
     name: str,
     title: str,
-    perform: Callable[[Any, str], str],
+    perform: Callable[..., str],
     reason_required: bool = True,
     note: str = "",
     label: Callable[[Any], str] = str,
+    form_class: type[ReasonForm] | None = None,
 ) -> HttpResponse | None:
     """The body of a list action that first asks for a reason.
 
     The first request (from the changelist) shows the form; the form posts back
     to the changelist with the same action and rows plus ``apply``. Then
     ``perform(obj, reason)`` runs once per row and returns a line for the
-    message; refusals are reported row by row and do not stop the others.
+    message; refusals are reported row by row and do not stop the others. A
+    ``form_class`` (a ReasonForm with more fields) passes its other fields to
+    ``perform`` as keywords.
     """
-    form = ReasonForm(request.POST if "apply" in request.POST else None, reason_required=reason_required)
+    form = (form_class or ReasonForm)(
+        request.POST if "apply" in request.POST else None, reason_required=reason_required
+    )
     if not form.is_valid():
         ids = [str(pk) for pk in queryset.values_list("pk", flat=True)]
         return render_action_page(
@@ -142,7 +147,8 @@ def reason_action(
         )
     for obj in queryset:
         try:
-            done = perform(obj, form.cleaned_data["reason"])
+            extra = {key: value for key, value in form.cleaned_data.items() if key != "reason"}
+            done = perform(obj, form.cleaned_data["reason"], **extra)
         except ApiError as error:
             model_admin.message_user(request, f"{label(obj)}: {error_text(error)}", messages.ERROR)
         else:

@@ -100,5 +100,6 @@ def dashboard_view(model_admin: admin.ModelAdmin, request: HttpRequest) -> HttpR
         "opts": model_admin.opts,
         "charts": charts,
         "open_reports": sum(figures.open_by_age),
+        **selectors.waiting_counts(),
     }
     return TemplateResponse(request, TEMPLATE, context)

@@ -40,3 +40,24 @@ def until(hours: int, minutes: int | None, *, now: datetime | None = None) -> An
     if minutes:
         return now + timedelta(minutes=minutes)
     return now + timedelta(hours=hours) if hours else None
+
+
+#: "Also remove their recent chat messages" with a suspension (hours; 0: no).
+REMOVE_MESSAGES = [
+    (0, _("no")),
+    (1, _("of the last hour")),
+    (24, _("of the last 24 hours")),
+    (168, _("of the last 7 days")),
+]
+
+
+def remove_messages_field() -> forms.TypedChoiceField:
+    """The suspension's chat clean-up (moderation.chat_cleanup), on every form that suspends."""
+    return forms.TypedChoiceField(
+        label=_("Also remove their recent chat messages"),
+        coerce=int,
+        choices=REMOVE_MESSAGES,
+        initial=0,
+        required=False,
+        help_text=_("For a suspension: readers see them removed at once; each can be restored."),
+    )

@@ -32,7 +32,14 @@ from core.errors import ApiError
 from moderation import alts, canned, chat_cleanup, selectors
 from moderation import services as moderation
 from moderation.admin import durations
-from moderation.admin.actions import ModerateMixin, ModeratorPagesMixin, error_text, reason_action, render_action_page
+from moderation.admin.actions import (
+    ModerateMixin,
+    ModeratorPagesMixin,
+    ReasonForm,
+    error_text,
+    reason_action,
+    render_action_page,
+)
 from moderation.models import Sanction
 from moderation.sanction_lift import sanction_lift
 from moderation.second_factor import moderation_second_factor_reset
@@ -48,10 +55,11 @@ MODERATED_FIELDS = ("is_active", "is_bot")
 def _user_action(
     name: str,
     description: Any,
-    perform: Callable[[HttpRequest, User, str], str],
+    perform: Callable[..., str],
     *,
     reason_required: bool = False,
     note: Any = "",
+    form_class: type[ReasonForm] | None = None,
 ) -> Any:
     """A list action on accounts that asks for a reason, then runs ``perform`` per account."""
 
@@ -64,7 +72,8 @@ def _user_action(
             title=description,
             reason_required=reason_required,
             note=note,
-            perform=lambda user, reason: perform(request, user, reason),
+            perform=lambda user, reason, **extra: perform(request, user, reason, **extra),
+            form_class=form_class,
             # Not "Bob: suspended." (the admin capitalises a message's first letter): the name as written.
             label=lambda user: gettext("Account %(name)s") % {"name": user.username},
         )
@@ -78,9 +87,25 @@ def _by(request: HttpRequest) -> User:
     return cast(User, request.user)
 
 
-def _suspend(request: HttpRequest, user: User, reason: str) -> str:
-    games = moderation.moderation_player_suspend(player=user, by=_by(request), reason=reason)
-    return gettext("suspended; games touched: %(games)s.") % {"games": ", ".join(map(str, games)) or gettext("none")}
+class SuspendForm(ReasonForm):
+    """The Suspend action's form: the reason, and the suspension's chat clean-up."""
+
+    remove_messages = durations.remove_messages_field()
+
+
+def _suspend(request: HttpRequest, user: User, reason: str, remove_messages: int = 0) -> str:
+    done = chat_cleanup.suspend_and_clean(
+        player=user, by=_by(request), reason=reason, remove_hours=remove_messages or 0
+    )
+    text = gettext("suspended; games touched: %(games)s.") % {
+        "games": ", ".join(map(str, done["games"])) or gettext("none")
+    }
+    if done["messages_removed"]:
+        count = len(done["messages_removed"])
+        text += " " + ngettext("%(count)d chat message removed.", "%(count)d chat messages removed.", count) % {
+            "count": count
+        }
+    return text
 
 
 def _unsuspend(request: HttpRequest, user: User, reason: str) -> str:
@@ -171,19 +196,7 @@ class SanctionForm(_CannedMixin, forms.Form):
         help_text=_("Kept in the audit trail; a warning's text is what the player reads."),
     )
     # The chat's clean-up with a suspension (moderation.chat_cleanup).
-    remove_messages = forms.TypedChoiceField(
-        label=_("Also remove their recent chat messages"),
-        coerce=int,
-        choices=[
-            (0, _("no")),
-            (1, _("of the last hour")),
-            (24, _("of the last 24 hours")),
-            (168, _("of the last 7 days")),
-        ],
-        initial=0,
-        required=False,
-        help_text=_("For a suspension: readers see them removed at once; each can be restored."),
-    )
+    remove_messages = durations.remove_messages_field()
 
 
 class LiftForm(forms.Form):
@@ -224,6 +237,7 @@ class UserAdmin(ModeratorPagesMixin, DjangoUserAdmin):
             _("Suspend selected accounts (asks for a reason)"),
             _suspend,
             reason_required=True,
+            form_class=SuspendForm,
             note=_(
                 "They can no longer log in or use their tokens (all revoked); their seats in running games go to "
                 "bots, their open tables are closed and their seats at others' open tables emptied."

@@ -96,6 +96,7 @@ class OutcomeForm(forms.Form):
         label=_("Duration"), coerce=int, choices=DURATIONS, initial=24, help_text=_("For a mute or a suspension.")
     )
     minutes = durations.minutes_field()
+    remove_messages = durations.remove_messages_field()
     player = forms.TypedChoiceField(
         label=_("Player"), coerce=int, choices=(), required=False, help_text=_("Whom a game's report is about.")
     )
@@ -365,6 +366,7 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
                 until=durations.until(data["duration"], data.get("minutes")),
                 player=player,
                 group=bool(data.get("whole_group")),
+                remove_hours=data.get("remove_messages") or 0,
             )
         except ApiError as error:
             form.add_error(None, error_text(error))

@@ -177,6 +177,60 @@ def test_a_suspension_can_also_remove_the_accounts_recent_messages(
     assert readers_texts(game)[-1] == "hello"
 
 
+def test_the_report_queues_suspend_outcome_also_removes_the_accounts_recent_messages(
+    admin_client: Client, group_moderator: User, make_table: Any, people: Any
+) -> None:
+    table = make_table()
+    game = table.game_id
+    spammer, _ = people.player()
+    witness, _ = people.player()
+    old = post(game, spammer, "last week's hello", "spectators")
+    ChatMessage.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=3))
+    post(game, spammer, "CHEAP CHIPS at chips.example", "spectators")
+    report = moderation.report_create(reporter=witness, account=spammer, reason="spam")
+
+    url = reverse("admin:moderation_report_change", args=[report.pk])
+    assert b'name="remove_messages"' in admin_client.get(url).content  # the option is on the outcome form
+    answer = admin_client.post(
+        url, {"outcome": "suspend", "duration": "24", "remove_messages": "24", "reason": "spam", "whole_group": "on"}
+    )
+    assert answer.status_code == 302, answer.content[:3000]
+
+    spammer.refresh_from_db()
+    assert not spammer.is_active
+    assert readers_texts(game) == ["last week's hello", REMOVED_TEXT]  # the anonymous reader no longer sees the advert
+    actions = set(AuditEntry.objects.filter(moderator=group_moderator, player=spammer).values_list("action", flat=True))
+    assert {AuditAction.PLAYER_SUSPEND, AuditAction.CHAT_REMOVE} <= actions
+
+
+def test_the_accounts_lists_suspend_action_also_removes_recent_messages(
+    admin_client: Client, group_moderator: User, make_table: Any, people: Any
+) -> None:
+    table = make_table()
+    game = table.game_id
+    spammer, _ = people.player()
+    bystander, _ = people.player()
+    post(game, spammer, "CHEAP CHIPS at chips.example", "spectators")
+    post(game, bystander, "hello", "spectators")
+    users = reverse("admin:players_user_changelist")
+
+    # the action's form asks for the option beside the reason
+    asked = admin_client.post(
+        users, {"action": "suspend", ACTION_CHECKBOX_NAME: [str(spammer.pk), str(bystander.pk)], "index": "0"}
+    )
+    assert asked.status_code == 200 and b'name="remove_messages"' in asked.content
+    act(admin_client, "suspend", [spammer.pk], url=users, reason="spam", remove_messages="1")
+    spammer.refresh_from_db()
+    assert not spammer.is_active
+    assert readers_texts(game) == [REMOVED_TEXT, "hello"]
+    actions = set(AuditEntry.objects.filter(moderator=group_moderator, player=spammer).values_list("action", flat=True))
+    assert actions == {AuditAction.PLAYER_SUSPEND, AuditAction.CHAT_REMOVE}
+
+    # without it the messages stay
+    act(admin_client, "suspend", [bystander.pk], url=users, reason="other")
+    assert readers_texts(game) == [REMOVED_TEXT, "hello"]
+
+
 def test_held_messages_wait_in_their_queue_and_are_approved_or_rejected_there(
     admin_client: Client, group_moderator: User, make_table: Any
 ) -> None:

@@ -18,6 +18,7 @@ from django.test import Client
 from django.utils import timezone
 
 from chat import services as chat
+from chat.models import ChatFilterRule
 from moderation import selectors
 from moderation import services as moderation
 from moderation.models import Report
@@ -128,3 +129,35 @@ def test_a_moderator_sees_the_dashboard_in_the_browser(
     save_page(browser, shot)
     if os.environ.get("UPDATE_DOCS_SHOTS") == "1":
         shutil.copyfile(shot, DOCS / shot.name)
+
+
+@pytest.mark.django_db
+def test_the_dashboard_counts_held_messages_and_open_appeals_beside_reports(make_player, make_table):
+    setup = a_week_of_moderation(make_player, make_table)
+    client = Client()
+    client.force_login(setup["mod"])
+    body = client.get(DASHBOARD).content.decode()
+    assert "0 chat messages are held by the filter." in body and "0 appeals are open." in body
+
+    ChatFilterRule.objects.create(pattern="bad.example", kind="link", action="hold")
+    author = setup["table"].users[1]
+    User.objects.filter(pk=author.pk).update(date_joined=timezone.now() - timedelta(days=30))  # no new-account limit
+    author = User.objects.get(pk=author.pk)
+    for n in (1, 2):
+        chat.chat_message_create(
+            game_id=setup["table"].game_id, author=author, channel="players", text=f"see www.bad.example/{n}"
+        )
+    rude = User.objects.get(username="rude_rudolf")
+    sanction = selectors.sanctions_in_force(user=rude).get()
+    moderation.appeal_create(player=rude, sanction_id=sanction.pk, text="I was provoked.")
+
+    body = client.get(DASHBOARD).content.decode()
+    assert "2 chat messages are held by the filter." in body
+    assert "1 appeal is open." in body
+    assert 'href="/admin/chat/heldchatmessage/"' in body
+    assert 'href="/admin/moderation/appeal/?status=open"' in body
+    # the links lead to the two queues, with what the counts say
+    held = client.get("/admin/chat/heldchatmessage/")
+    assert held.status_code == 200 and held.context["cl"].result_count == 2
+    appeals = client.get("/admin/moderation/appeal/?status=open")
+    assert appeals.status_code == 200 and appeals.context["cl"].result_count == 1
