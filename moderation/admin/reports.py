@@ -171,7 +171,7 @@ class ReportAdmin(ModerateMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         "outcome",
     )
     search_fields = ("account__username", "reporter__username", "text", "=game__id")
-    list_select_related = ("account", "reporter", "assignee", "game")
+    list_select_related = ("account", "reporter", "assignee", "game", "message")
     ordering = ("created_at", "id")
     actions = ("assign_selected", "unassign_selected", "dismiss_selected")
     change_list_template = "admin/moderation/report/change_list.html"
