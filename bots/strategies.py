@@ -99,7 +99,7 @@ def choose_greedy(view: View, rng: random.Random) -> Move:
 TIME_CAP_SECONDS = 0.25
 
 LEVELS: dict[str, SearchSettings] = {
-    "strong": SearchSettings(rollouts=200),
+    "strong": SearchSettings(rollouts=200, slip=0.3, tries=3, depth=2),
     "hard": SearchSettings(rollouts=200),
     "medium": SearchSettings(rollouts=40),
     "easy": SearchSettings(rollouts=12, blunder=0.3),
