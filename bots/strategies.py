@@ -14,7 +14,9 @@ one with ``@register("name", "description")``.
 
 ``random`` and ``greedy`` look at their own hand only; ``strong`` and the
 difficulty levels ``easy``, ``medium`` and ``hard`` search (``bots.search``,
-``docs/bots.md``: how they work and how strong each one measured).
+``docs/bots.md``: how they work and how strong each one measured). ``strong``
+adds an opponent model and searches its own next decision too; ``hard`` is the
+one-level search as it was before them.
 """
 
 from __future__ import annotations
@@ -107,9 +109,12 @@ LEVELS: dict[str, SearchSettings] = {
 
 _DESCRIPTIONS = {
     "strong": "Searches: deals the hidden tiles many times consistently with what it saw (its hand, the layout, "
-    "every draw and pass), plays each choice out to the end of the round, and picks the best chance to win the "
-    "match (200 play-outs a decision).",
-    "hard": "Difficulty hard: the strong strategy (200 play-outs a decision).",
+    "every draw and pass), trusting most the deals where the others' plays were what a sensible player would "
+    "have made, plays each choice out to the end of the round - its own next choice searched too - and picks "
+    "the best chance to win the match.",
+    "hard": "Difficulty hard: a one-level search - deals the hidden tiles consistently with what it saw, plays "
+    "each choice out to the end of the round and picks the best chance to win the match (200 play-outs a "
+    "decision).",
     "medium": "Difficulty medium: the strong strategy's search with 40 play-outs a decision.",
     "easy": "Difficulty easy: the strong strategy's search with 12 play-outs a decision, and a random choice "
     "three times in ten.",

@@ -73,9 +73,7 @@ def played_match(ruleset: Ruleset, seed: int, greedy_share: float) -> list[tuple
                 continue
             weight = _points(tile, blank) + (9 if tile[0] == tile[1] else 0)
             heavier = [
-                t
-                for t in hand
-                if t in held_now[s] and (t[0] in pips or t[1] in pips) and _points(t, blank) > weight
+                t for t in hand if t in held_now[s] and (t[0] in pips or t[1] in pips) and _points(t, blank) > weight
             ]
             slips += bool(heavier)
         found.append((match.copy(), view, slips))
@@ -122,9 +120,7 @@ def test_deals_that_contradict_greedy_play_weigh_less() -> None:
         rng = random.Random(1)
         for _ in range(20):
             sim = knowledge.sample(rng)
-            expected = 0.25 ** sum(
-                1 for seat, beaten in evidence if any(beaten >> t & 1 for t in sim.hands[seat])
-            )
+            expected = 0.25 ** sum(1 for seat, beaten in evidence if any(beaten >> t & 1 for t in sim.hands[seat]))
             assert knowledge.likelihood(sim, 0.25) == expected
         for seat, beaten in evidence:
             assert seat != view["seat"] and beaten & knowledge.pool_mask == beaten
