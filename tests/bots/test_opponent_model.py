@@ -114,7 +114,7 @@ def test_deals_that_contradict_greedy_play_weigh_less() -> None:
     the sampled deals, those that give it one weigh ``slip`` per such play, and a
     deal's weight is read from its hands alone."""
     ruleset = Ruleset(set_max=9, players=4, rounds=1)
-    for match, view, _ in played_match(ruleset, 5, greedy_share=1.0)[20::4]:
+    for _match, view, _ in played_match(ruleset, 5, greedy_share=1.0)[20::4]:
         knowledge = Knowledge.from_view(view)
         evidence = knowledge.greedy_evidence()
         rng = random.Random(1)
