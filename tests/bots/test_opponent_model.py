@@ -1,5 +1,5 @@
-"""The opponent model and the information-set search of the ``strong`` bot
-(``bots.knowledge.Knowledge.likelihood``, ``bots.search``), and that ``hard`` still
+"""The opponent model and the information-set search (``bots.knowledge.Knowledge.likelihood``,
+``bots.search``: ``SearchSettings.slip``, ``tries``, ``depth``), and that ``hard`` still
 plays exactly as the search did before them (a golden record of its moves)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from bots.knowledge import Knowledge
 from bots.search import SearchSettings, candidates, search_move
 from bots.sim import DRAW, PASS, Sim, move_tile
-from bots.strategies import LEVELS, STRATEGIES, choose_greedy
+from bots.strategies import INFORMATION_SET, LEVELS, STRATEGIES, choose_greedy
 from games.engine import PLAYING, Match, Ruleset, seat_view
 from tests.bots.test_search import views
 
@@ -33,11 +33,11 @@ def test_hard_plays_exactly_as_the_search_before_the_opponent_model() -> None:
     assert moves == json.loads(GOLDEN.read_text())
 
 
-def test_strong_plays_differently_from_hard() -> None:
-    assert LEVELS["strong"] != LEVELS["hard"]
+def test_the_information_set_search_plays_differently_from_hard() -> None:
+    assert LEVELS["strong"] == LEVELS["hard"] and LEVELS["hard"] != INFORMATION_SET
     found = views(Ruleset(set_max=9, players=4, rounds=3), 11, every=3)[:12]
     differ = [
-        STRATEGIES["strong"].choose(v, random.Random(i)) != STRATEGIES["hard"].choose(v, random.Random(i))
+        search_move(v, random.Random(i), INFORMATION_SET) != STRATEGIES["hard"].choose(v, random.Random(i))
         for i, v in enumerate(found)
     ]
     assert any(differ)
@@ -81,7 +81,8 @@ def played_match(ruleset: Ruleset, seed: int, greedy_share: float) -> list[tuple
         pips = {layout.ends[e] for e in layout.playable_ends()}
         move = choose_greedy(view, rng) if rng.random() < greedy_share else rng.choice(view["legal_moves"])
         if move["type"] == "play" and match.drawn is None:
-            plays.append((seat, list(match.hands[seat]), pips, tuple(int(p) for p in move["tile"].split("-"))))
+            high, low = (int(p) for p in move["tile"].split("-"))
+            plays.append((seat, list(match.hands[seat]), pips, (high, low)))
         elif move["type"] == "draw":
             draws.append((seat, len(plays)))
         match.apply(seat, move)
