@@ -24,7 +24,8 @@ whole deal and draw order behind a sample, and ``tests/bots/test_knowledge.py``
 replays the public history on it with ``Match`` and gets the same events.
 
 Samples are consistent, not weighted by how likely each deal is given how the
-others chose their moves.
+others chose their moves: ``likelihood`` gives that weight, for a model of the
+others as the ``greedy`` rule (they shed their heaviest playable tile).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from bots.sim import Sim
+from bots.sim import Sim, tables
 from games.engine.ruleset import Ruleset
 from games.engine.tiles import Tile, full_set
 
@@ -132,6 +133,7 @@ class Knowledge:
         self.boneyard_size: int = view["boneyard_size"]
         self.all_tiles = (1 << len(tiles)) - 1  # bit masks of tiles: bit i is tile i of full_set
         self._with_any_cache: dict[int, int] = {}
+        self._evidence: list[tuple[int, int]] | None = None
         self._facts(view["history"])
         pool = set(range(len(tiles))) - set(self.hand) - set(self.laid)
         self.pool = sorted(pool)
@@ -164,6 +166,7 @@ class Knowledge:
         self.holder = -1
         self.spinner = -1
         last: tuple[int, _Draw] | None = None  # a playable drawn tile not yet played or declined
+        choices: list[tuple[int, int, int, int]] = []  # (seat, time, tile, playable pips) of chosen plays
 
         def playable_pips() -> int:
             mask = 0
@@ -179,6 +182,7 @@ class Knowledge:
                     last[1].outcome, last[1].tile = _PLAYED, tile
                 else:
                     facts[seat].plays.append((time, tile))
+                    choices.append((seat, time, tile, playable_pips()))
                 last = None
                 end = event["end"]
                 del ends[end]
@@ -221,11 +225,59 @@ class Knowledge:
         for seat, fact in enumerate(facts):
             fact.dealt = dealt[seat] + start_draws[seat] - (seat == self.holder)
         self.facts = facts
+        self._choices = choices
         self.ends_count = [0] * (self.set_max + 1)
         for pip in ends.values():
             self.ends_count[pip] += 1
         self.pending = len(pending)
         self.pending_pip = ends[next(iter(pending))] if pending else -1
+
+    # -- the opponent model ---------------------------------------------------------
+    def greedy_evidence(self) -> list[tuple[int, int]]:
+        """What the others' chosen plays say of their hands, if they shed their
+        heaviest playable tile like ``greedy``: ``(seat, tiles)`` per play that a
+        heavier playable tile would have beaten, ``tiles`` the bit mask of those
+        tiles. Only plays after which the seat drew nothing count: every tile it
+        holds now was held then. A play made at once after a draw was no choice.
+        Heavier is surely heavier: more points than the tile played (a double played
+        counts its largest cover bonus, ``greedy``'s 9)."""
+        found = self._evidence
+        if found is not None:
+            return found
+        _, _, points = tables(self.set_max, self.ruleset.double_blank_points)
+        tiles = full_set(self.set_max)
+        found = []
+        for seat, time, tile, pips in self._choices:
+            if seat == self.seat or any(draw.time > time for draw in self.facts[seat].draws):
+                continue
+            high, low = tiles[tile]
+            weight = points[tile] + (9 if high == low else 0)
+            heavier = sum(1 << u for u in range(len(tiles)) if points[u] > weight)
+            beaten = heavier & self._with_any(pips) & self.pool_mask
+            if beaten:
+                found.append((seat, beaten))
+        self._evidence = found
+        return found
+
+    def likelihood(self, sim: Sim, slip: float) -> float:
+        """How likely the others' chosen plays were on the deal ``sim``, relative to a
+        deal where each was ``greedy``'s: ``slip`` (0 to 1) per play where a seat
+        held a playable tile surely heavier than the one it played."""
+        weight = 1.0
+        evidence = self._evidence if self._evidence is not None else self.greedy_evidence()
+        if not evidence:
+            return weight
+        masks: dict[int, int] = {}
+        for seat, beaten in evidence:
+            held = masks.get(seat)
+            if held is None:
+                held = 0
+                for t in sim.hands[seat]:
+                    held |= 1 << t
+                masks[seat] = held
+            if held & beaten:
+                weight *= slip
+        return weight
 
     # -- slots ----------------------------------------------------------------------
     def _with_any(self, pips: int) -> int:

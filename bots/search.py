@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bots.knowledge import Knowledge
-from bots.sim import DRAW, GREEDY, PASS, play_move
+from bots.sim import DRAW, GREEDY, PASS, Sim, play_move
 from games.engine.tiles import full_set
 
 Move = dict[str, Any]
@@ -47,6 +47,17 @@ class SearchSettings:
     win_weight: float = 1.0  # 0: points only; 1: the chance to win the match
     spread: float = 0.0  # per-round points spread for utility (0: from the ruleset)
     blunder: float = 0.0  # chance of playing a random choice instead (easy levels)
+    # The opponent model: a deal where another seat played a tile while holding a surely
+    # heavier playable one (not ``greedy``'s choice) counts ``slip`` times as much, per such
+    # play (1: every consistent deal counts the same). ``tries``: deals drawn per deal used,
+    # the first one kept with its likelihood as chance (rejection sampling), else the last.
+    slip: float = 1.0
+    tries: int = 1
+    # Information-set search over the seat's own decisions: ``depth`` of them (1: only the
+    # one now; 2: also its next one, chosen in each play-out by UCB over the choices it has
+    # on that deal, with exploration ``explore``), the rest played by the play-out policy.
+    depth: int = 1
+    explore: float = 0.5
 
 
 def _round_spread(view: Mapping[str, Any]) -> float:
@@ -121,9 +132,13 @@ def search_move(
     knowledge = Knowledge(view, random.Random(rng.random()))
     utility = utility_function(view, settings)
     policy = settings.policy
+    me: int = view["seat"]
+    slip, tries, depth = settings.slip, settings.tries, settings.depth
+    weighted = slip < 1.0
+    trees: list[dict[tuple[int, ...], dict[int, list[float]]]] = [{} for _ in choices]
     alive = list(range(len(choices)))
     totals = [0.0] * len(choices)
-    counts = [0] * len(choices)
+    counts: list[float] = [0] * len(choices)
     budget = settings.rollouts
     spent = 0
     # Successive halving: the budget in rounds; after each round the weaker half goes.
@@ -133,19 +148,89 @@ def search_move(
         deals = max(1, share // len(alive))
         for _ in range(deals):
             deal = knowledge.sample(rng)
+            weight = 1.0
+            if weighted:
+                weight = knowledge.likelihood(deal, slip)
+                for _ in range(tries - 1):
+                    if weight >= 1.0 or rng.random() < weight:
+                        weight = 1.0
+                        break
+                    deal = knowledge.sample(rng)
+                    weight = knowledge.likelihood(deal, slip)
             for c in alive:
                 sim = deal.copy()
                 sim.apply(choices[c][0])
-                totals[c] += utility(sim.rollout(rng, policy))
-                counts[c] += 1
+                if depth > 1:
+                    value = _descend(sim, me, trees[c], depth, rng, settings, utility, weight)
+                else:
+                    value = utility(sim.rollout(rng, policy))
+                totals[c] += weight * value
+                counts[c] += weight
             spent += len(alive)
             if stop is not None and stop():
                 break
         else:
             if len(alive) > 1 and stage < stages - 1:
-                alive.sort(key=lambda c: totals[c] / counts[c], reverse=True)
+                alive.sort(key=lambda c: totals[c] / counts[c] if counts[c] else -math.inf, reverse=True)
                 alive = alive[: max(1, (len(alive) + 1) // 2)]
             continue
         break
     best = max(alive, key=lambda c: totals[c] / counts[c] if counts[c] else -math.inf)
     return dict(choices[best][1])
+
+
+def _descend(
+    sim: Sim,
+    me: int,
+    tree: dict[tuple[int, ...], dict[int, list[float]]],
+    depth: int,
+    rng: random.Random,
+    settings: SearchSettings,
+    utility: Callable[[Sequence[int]], float],
+    weight: float,
+) -> float:
+    """One play-out below a choice: the others and the seat's forced moves by the
+    policy, the seat's next ``depth - 1`` choices by UCB over the moves it has on this
+    deal (open loop: a node is the seat's own moves since the choice; a move's chance
+    to be picked counts the play-outs where it was there), the rest by the policy.
+    Each node's statistics: move -> [weighted value sum, weight sum, visits, times available]."""
+    policy = settings.policy
+    path: tuple[int, ...] = ()
+    visited: list[list[float]] = []
+    for _ in range(depth - 1):
+        moves = sim.advance(me, rng, policy)
+        if not moves:
+            break
+        node = tree.get(path)
+        if node is None:
+            node = tree[path] = {}
+        stats = []
+        fresh = []
+        for m in moves:
+            st = node.get(m)
+            if st is None:
+                st = node[m] = [0.0, 0.0, 0.0, 0.0]
+            st[3] += 1
+            stats.append(st)
+            if not st[2]:
+                fresh.append(m)
+        if fresh:
+            preferred = sim.policy_move(rng, policy)
+            move = preferred if preferred in fresh else fresh[rng.randrange(len(fresh))]
+        else:
+            explore = settings.explore
+            move, top = moves[0], -math.inf
+            for m, st in zip(moves, stats, strict=True):
+                mean = st[0] / st[1] if st[1] else 0.0
+                score = mean + explore * math.sqrt(math.log(st[3]) / st[2])
+                if score > top:
+                    move, top = m, score
+        visited.append(node[move])
+        sim.apply(move)
+        path += (move,)
+    value = utility(sim.rollout(rng, policy))
+    for st in visited:
+        st[0] += weight * value
+        st[1] += weight
+        st[2] += 1
+    return value

@@ -287,6 +287,48 @@ class Sim:
         else:
             counts[outer] += 1
 
+    # -- one move at a time (for searching the searcher's own later choices) -----
+    def policy_move(self, rng: random.Random, policy: int = GREEDY) -> int:
+        """The move ``rollout`` would make for the seat to move (one of ``legal_moves``)."""
+        if self.drawn >= 0:
+            t = self.drawn
+        else:
+            hand, high, low, points, counts = self.hands[self.turn], self.high, self.low, self.points, self.counts
+            t, weight = -1, -1
+            pending, pip_pending = self.pending, self.pending_pip
+            for u in hand:
+                if pending:
+                    if (high[u] == pip_pending or low[u] == pip_pending) and points[u] > weight:
+                        t, weight = u, points[u]
+                elif counts[high[u]] or counts[low[u]]:
+                    w = points[u]
+                    if policy != HEAVY and high[u] == low[u]:
+                        d = high[u]
+                        w += 3 * min(3, sum(1 for v in hand if (high[v] == d) != (low[v] == d)))
+                    if w > weight:
+                        t, weight = u, w
+            if t < 0:
+                return DRAW if self.stock else PASS
+        h, lo = self.high[t], self.low[t]
+        if self.pending:
+            return t << 5 | self.pending_pip
+        if self.counts[h] and self.counts[lo] and h != lo:
+            return t << 5 | (h if rng.random() < 0.5 else lo)
+        return t << 5 | (h if self.counts[h] else lo)
+
+    def advance(self, seat: int, rng: random.Random, policy: int = GREEDY) -> list[int]:
+        """Play the others by ``policy`` (and ``seat``'s forced moves) until ``seat``
+        has a choice; its choices then (``legal_moves``), or [] once the round ended."""
+        while not self.ended:
+            if self.turn == seat:
+                moves = self.legal_moves()
+                if len(moves) > 1:
+                    return moves
+                self.apply(moves[0])
+            else:
+                self.apply(self.policy_move(rng, policy))
+        return []
+
     # -- play-outs ----------------------------------------------------------
     def rollout(self, rng: random.Random, policy: int = GREEDY, record: list[int] | None = None) -> list[int]:
         """Play the round to its end, every seat by ``policy``, and return the scores.

@@ -153,6 +153,7 @@ def test_a_strategy_cannot_tell_apart_two_worlds_with_one_view(
     """Another world behind the same view (hidden tiles elsewhere): the seat's view
     is the same, so the search's choice is too - it reads nothing hidden."""
     quick = SearchSettings(rollouts=12)
+    modelled = SearchSettings(rollouts=12, slip=0.3, tries=2, depth=2)  # the opponent model and the tree
     for match, view in positions(ruleset, seed, chooser, 0.04):
         if len(view["legal_moves"]) < 2:
             continue
@@ -161,9 +162,10 @@ def test_a_strategy_cannot_tell_apart_two_worlds_with_one_view(
         seat = view["seat"]
         other.hands[seat] = list(match.hands[seat])  # the same order too
         assert seat_view(other, seat) == view
-        assert search_move(seat_view(other, view["seat"]), random.Random(7), quick) == search_move(
-            view, random.Random(7), quick
-        )
+        for settings_ in (quick, modelled):
+            assert search_move(seat_view(other, view["seat"]), random.Random(7), settings_) == search_move(
+                view, random.Random(7), settings_
+            )
 
 
 def test_a_view_no_deal_fits_is_refused() -> None:

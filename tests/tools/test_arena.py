@@ -199,3 +199,45 @@ def test_manage_py_arena(capsys: pytest.CaptureFixture[str]) -> None:
     assert "greedy" in capsys.readouterr().out
     with pytest.raises(CommandError):
         call_command("arena", "--seats", "greedy,random", "--set-max", "7", "--quiet")
+
+
+def test_runs_in_pieces_report_as_one_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two runs of one line-up with other seeds, reported together, are the run of
+    all their matches: every deal its own paired sample."""
+    argv = ["--seats", "greedy,random", "--set-max", "6", "--rounds", "1", "--quiet", "--processes", "1"]
+    paths = []
+    for seed, matches in (("1", "4"), ("2", "6")):
+        paths.append(tmp_path / f"run{seed}.json")
+        assert main([*argv, "--matches", matches, "--seed", seed, "--json", str(paths[-1])]) == 0
+    capsys.readouterr()
+    assert main(["--report", f"{paths[0]},{paths[1]}"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert (
+        printed[0].startswith("arena: 10 matches (5 deals x 2 rotations)")
+        and "merged: 2 runs, seeds 1, 2" in printed[0]
+    )
+    both = [json.loads(p.read_text()) for p in paths]
+    wins = [m["shares"][m["seats"].index("greedy")] for d in both for m in d["matches"]]
+    greedy = next(line for line in printed if line.startswith("greedy"))
+    assert greedy.split()[2] == f"{100 * sum(wins) / len(wins):.1f}%"
+    other = tmp_path / "other.json"
+    assert (
+        main(
+            [
+                "--seats",
+                "random,greedy",
+                "--matches",
+                "2",
+                "--set-max",
+                "6",
+                "--rounds",
+                "1",
+                "--quiet",
+                "--json",
+                str(other),
+            ]
+        )
+        == 0
+    )
+    with pytest.raises(SystemExit):
+        main(["--report", f"{paths[0]},{other}"])

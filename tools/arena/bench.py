@@ -5,7 +5,8 @@ from greedy four-player double-9 matches (seeded, so every run measures the same
 ones). Prints, in microseconds of CPU: ``copy.deepcopy`` and ``Match.copy`` of a
 match, ``Sim.from_match`` and ``Sim.copy``, a rollout of the rest of the round from
 a position in a round and from a round's start, reading a view
-(``Knowledge.from_view``) and sampling a deal from it; then, per level, the CPU of
+(``Knowledge.from_view``), sampling a deal from it and weighing it by the opponent
+model (``Knowledge.likelihood``); then, per level, the CPU of
 a decision (decisions with two or more choices): mean and p99 in milliseconds.
 """
 
@@ -76,6 +77,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     for k in knowledge:
         k.sample(rng)  # the seats' profiles are worked out once, at the first sample
     print(f"sample_deal_us: {per_call_us(knowledge, lambda k: k.sample(rng), 10):.1f}")
+    deals = [(k, k.sample(rng)) for k in knowledge]
+    for k, _ in deals:
+        k.greedy_evidence()  # read from the history once per decision
+    print(f"deal_likelihood_us: {per_call_us(deals, lambda kd: kd[0].likelihood(kd[1], 0.3), 30):.2f}")
     clock = time.thread_time
     for name in options.levels.split(","):
         choose = STRATEGIES[name].choose

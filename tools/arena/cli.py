@@ -24,6 +24,7 @@ EXAMPLES = """examples:
   arena --seats strong,greedy --matches 400
   arena --seats strong,strong:rollouts=50,greedy,greedy --matches 400 --json out.json
   arena --report out.json      # the table of a run written with --json, again
+  arena --report a.json,b.json # runs of one line-up with other seeds, as one
 """
 
 
@@ -48,7 +49,10 @@ def add_arguments(parser: Any) -> None:
     parser.add_argument("--json", default=None, help="Write every result and the summary to this file.")
     parser.add_argument("--quiet", action="store_true", help="No progress lines on stderr.")
     parser.add_argument(
-        "--report", default=None, help="Play nothing: print the table of a run written earlier with --json."
+        "--report",
+        default=None,
+        help="Play nothing: print the table of a run written earlier with --json (of several, comma-separated: "
+        "their matches as one run).",
     )
 
 
@@ -87,20 +91,38 @@ def progress_printer(write: Callable[[str], None]) -> Callable[[int, int], None]
     return progress
 
 
-def report_again(path: str, out: Callable[[str], None]) -> None:
-    """The table of a run that ``--json`` wrote."""
-    data = json.loads(Path(path).read_text())
-    settings = data["config"]
-    config = ArenaConfig(
-        lineup=tuple(settings["lineup"]),
-        matches=settings["matches"],
-        seed=settings["seed"],
-        processes=settings["processes"],
-        ruleset={k: v for k, v in settings["ruleset"].items() if k != "players"},
-    )
-    fields = ("deal", "rotation", "seats", "totals", "winners", "moves", "cpu")
-    results = [MatchResult(**{k: m[k] for k in fields}) for m in data["matches"]]
-    for line in table(config, summarize(config, results), data["seconds"]):
+def report_again(paths: str, out: Callable[[str], None]) -> None:
+    """The table of a run that ``--json`` wrote; of several (comma-separated: runs of
+    one line-up and ruleset with different seeds, played in pieces), the table of
+    all their matches as one run (each run's deals are deals of their own)."""
+    config: ArenaConfig | None = None
+    results: list[MatchResult] = []
+    seconds = 0.0
+    seeds = []
+    fields = ("rotation", "seats", "totals", "winners", "moves", "cpu")
+    for path in [p for p in paths.split(",") if p]:
+        data = json.loads(Path(path).read_text())
+        settings = data["config"]
+        ruleset = {k: v for k, v in settings["ruleset"].items() if k != "players"}
+        if config is not None and (tuple(settings["lineup"]) != config.lineup or ruleset != config.ruleset):
+            raise ValueError(f"{path}: another line-up or ruleset than the runs before it")
+        offset = 1 + max((r.deal for r in results), default=-1)
+        config = ArenaConfig(
+            lineup=tuple(settings["lineup"]),
+            matches=len(data["matches"]) + len(results),
+            seed=settings["seed"] if config is None else config.seed,
+            processes=settings["processes"],
+            ruleset=ruleset,
+        )
+        results += [MatchResult(deal=offset + m["deal"], **{k: m[k] for k in fields}) for m in data["matches"]]
+        seconds += data["seconds"]
+        seeds.append(str(settings["seed"]))
+    if config is None:
+        raise ValueError("--report needs a file")
+    lines = table(config, summarize(config, results), seconds)
+    if len(seeds) > 1:
+        lines[0] += f" (merged: {len(seeds)} runs, seeds {', '.join(seeds)}; their seconds added)"
+    for line in lines:
         out(line)
 
 
