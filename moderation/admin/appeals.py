@@ -16,6 +16,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from core.errors import ApiError
 from moderation import services as moderation
@@ -27,14 +29,16 @@ from players.models import User
 
 class AnswerForm(forms.Form):
     decision = forms.ChoiceField(
-        choices=[("uphold", "Uphold the sanction"), ("lift", "Lift the sanction")],
+        label=_("Decision"),
+        choices=[("uphold", _("Uphold the sanction")), ("lift", _("Lift the sanction"))],
         widget=forms.RadioSelect,
         initial="uphold",
     )
     answer = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
         max_length=2000,
-        help_text="The player reads it; kept in the audit trail.",
+        label=_("Answer"),
+        help_text=_("The player reads it; kept in the audit trail."),
     )
 
 
@@ -63,29 +67,29 @@ class AppealAdmin(ModeratorPagesMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
         open_first = Case(When(status=AppealStatus.OPEN, then=Value(0)), default=Value(1))
         return super().get_queryset(request).order_by(open_first, "created_at")
 
-    @admin.display(description="answer")
+    @admin.display(description=_("answer"))
     def answer_link(self, appeal: Appeal) -> str:
         if appeal.status != AppealStatus.OPEN:
             return appeal.answer
         url = reverse("admin:moderation_appeal_answer", args=[appeal.pk])
-        return format_html('<a class="button" href="{}">Answer</a>', url)
+        return format_html('<a class="button" href="{}">{}</a>', url, gettext("Answer"))
 
-    @admin.display(description="player")
+    @admin.display(description=_("player"))
     def player_link(self, appeal: Appeal) -> str:
         return admin_link(appeal.sanction.player, appeal.sanction.player.username)
 
-    @admin.display(description="sanction")
+    @admin.display(description=_("sanction"))
     def kind(self, appeal: Appeal) -> str:
         return appeal.sanction.get_kind_display()
 
-    @admin.display(description="imposed by")
+    @admin.display(description=_("imposed by"))
     def sanctioned_by(self, appeal: Appeal) -> str:
         return appeal.sanction.moderator.username
 
     def answer_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         appeal = self.get_object(request, unquote(object_id))
         if appeal is None:
-            raise Http404(f"There is no appeal {object_id}.")
+            raise Http404(gettext("There is no appeal %(id)s.") % {"id": object_id})
         if not (self.has_view_permission(request, appeal) and self.has_moderate_permission(request)):
             raise PermissionDenied
         form = AnswerForm(request.POST if request.method == "POST" else None)
@@ -100,15 +104,15 @@ class AppealAdmin(ModeratorPagesMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
             except ApiError as error:
                 form.add_error(None, error_text(error))
             else:
-                self.message_user(request, f"Appeal {appeal.pk} answered.", messages.SUCCESS)
+                self.message_user(request, gettext("Appeal %(id)s answered.") % {"id": appeal.pk}, messages.SUCCESS)
                 return redirect(reverse("admin:moderation_appeal_changelist") + f"?status={AppealStatus.OPEN}")
         return render_action_page(
             request,
             self,
-            title=f"Answer the appeal of {appeal.sanction.player.username}",
+            title=gettext("Answer the appeal of %(name)s") % {"name": appeal.sanction.player.username},
             form=form,
             objects=[appeal.sanction],
             original=appeal,
-            note=f"The appeal: {appeal.text}",
-            submit="Answer",
+            note=gettext("The appeal: %(text)s") % {"text": appeal.text},
+            submit=gettext("Answer"),
         )
