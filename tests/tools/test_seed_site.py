@@ -123,7 +123,9 @@ def test_every_table_written_is_analysed_at_the_end():
 
     from tools.seed_site import SEEDED_MODELS
 
-    before = {model: model._default_manager.count() for model in apps.get_models() if model._meta.managed}
+    # A proxy (chat's held messages) reads its concrete model's table: that table is the one analysed.
+    tables = [model for model in apps.get_models() if model._meta.managed and not model._meta.proxy]
+    before = {model: model._default_manager.count() for model in tables}
     seed(prefix="stat")
     written = {model for model, count in before.items() if model._default_manager.count() > count}
     assert written == set(SEEDED_MODELS), written ^ set(SEEDED_MODELS)
