@@ -47,25 +47,33 @@ def chat_message_create(*, game_id: int, author: Any, channel: str, text: str) -
         if ended is None or timezone.now() > ended + WRITE_AFTER_END:
             raise ChatError(ChatCode.CHAT_CLOSED, gettext("This game's chat is closed for writing."))
     guards.check(author)
-    state, why = _filtered(author=author, text=text)
+    state, why, refusal = _filtered(author=author, text=text)
     with transaction.atomic():
+        # A refused message is kept as rejected, with the rule that refused it: the
+        # moderators see what the filter stopped (Chat messages, state "rejected");
+        # nobody else ever reads it, and it counts towards no limit.
         message = ChatMessage.objects.create(
             game_id=game_id, channel=channel, author=author, text=text, state=state, held_reason=why
         )
-        _wake(game_id)
+        if refusal is None:
+            _wake(game_id)
+    if refusal is not None:
+        raise refusal
     return message
 
 
-def _filtered(*, author: Any, text: str) -> tuple[str, str]:
-    """The state a new message starts in (chat.filters), or the refusal."""
+def _filtered(*, author: Any, text: str) -> tuple[str, str, ChatError | None]:
+    """The state a new message starts in (chat.filters), its reason, and the
+    refusal its author gets (None: posted, held or shadow-muted)."""
     verdict = filters.verdict(author=author, text=text)
     if verdict is None:
-        return MessageState.SHOWN, ""
+        return MessageState.SHOWN, "", None
     if verdict.action == "block":
-        raise ChatError(
+        refusal = ChatError(
             ChatCode.CHAT_BLOCKED,
             gettext("Your message has a word or a link this chat does not allow; it was not posted."),
         )
+        return MessageState.REJECTED, f"blocked: {verdict.why}"[:200], refusal
     if verdict.action == "links":
         allowed, hours = settings.CHAT_NEW_ACCOUNT_LINKS, settings.CHAT_NEW_ACCOUNT_HOURS
         detail = (
@@ -73,11 +81,12 @@ def _filtered(*, author: Any, text: str) -> tuple[str, str]:
             if not allowed
             else gettext("New accounts may post only %(allowed)s links in the chat during their first %(hours)s hours.")
         )
-        raise ChatError(
+        refusal = ChatError(
             ChatCode.CHAT_LINKS_LIMITED, detail % {"allowed": allowed, "hours": hours}, allowed=allowed, hours=hours
         )
+        return MessageState.REJECTED, f"refused: {verdict.why}"[:200], refusal
     state = MessageState.SHADOW if verdict.action == "shadow" else MessageState.HELD
-    return state, verdict.why[:200]
+    return state, verdict.why[:200], None
 
 
 def chat_message_remove(*, message_id: int, by: Any) -> tuple[ChatMessage, bool]:

@@ -48,7 +48,7 @@ def chat_moderator(make_player: Any) -> Any:
     return type(user).objects.get(pk=user.pk)
 
 
-def test_a_blocked_word_is_refused_with_its_code_in_the_readers_language_and_nothing_is_kept(
+def test_a_blocked_word_is_refused_with_its_code_in_the_readers_language_and_kept_for_the_moderators_only(
     make_table: Any,
 ) -> None:
     ChatFilterRule.objects.create(pattern="Scam Coin", kind="word", action="block")
@@ -60,7 +60,12 @@ def test_a_blocked_word_is_refused_with_its_code_in_the_readers_language_and_not
         say(table.clients[0], game, "players", "scam coin!", HTTP_ACCEPT_LANGUAGE="et"), 422, "chat_blocked"
     )
     assert estonian["detail"] != body["detail"]  # translated
-    assert not ChatMessage.objects.filter(game_id=game).exists()
+    # What the filter stopped is kept for the moderators, rejected, naming its rule;
+    # no reader (the other player, the author) reads it.
+    stopped = ChatMessage.objects.filter(game_id=game)
+    assert [(m.state, m.held_reason) for m in stopped] == [(MessageState.REJECTED, "blocked: word 'Scam Coin'")] * 2
+    assert texts(table.clients[1], game, "players") == []
+    assert texts(table.clients[0], game, "players") == []
     # whole words only: "scam coins" is not the phrase, "scamcoin" not the words
     ok(say(table.clients[0], game, "players", "scam coins and scamcoin"), 201)
     assert texts(table.clients[1], game, "players") == ["scam coins and scamcoin"]
@@ -129,8 +134,11 @@ def test_a_new_account_may_post_only_so_many_links(make_table: Any, settings: An
     body = refused(say(table.clients[0], game, "players", "free chips at chips4u.xyz"), 403, "chat_links_limited")
     assert (body["allowed"], body["hours"]) == (0, 24)
     ok(say(table.clients[0], game, "players", "gg, well played. e.g. that was close"), 201)  # no link
+    refused_row = ChatMessage.objects.get(game_id=game, state=MessageState.REJECTED)
+    assert refused_row.text == "free chips at chips4u.xyz" and refused_row.held_reason.startswith("refused: ")
+    assert texts(table.clients[1], game, "players") == ["gg, well played. e.g. that was close"]
 
-    settings.CHAT_NEW_ACCOUNT_LINKS = 1
+    settings.CHAT_NEW_ACCOUNT_LINKS = 1  # the refused link did not use the allowance up
     ok(say(table.clients[0], game, "players", "rules: https://en.wikipedia.org/wiki/Dominoes"), 201)
     refused(say(table.clients[0], game, "players", "and www.example.org"), 403, "chat_links_limited")
 
