@@ -224,7 +224,7 @@ def test_a_group_with_its_evidence_a_canned_text_a_custom_duration_and_a_lift_in
 
     browser.get(live_server.url + reverse("admin:moderation_report_change", args=[first.pk]))
     totals = wait.until(seen.presence_of_element_located((By.ID, "evidence-totals"))).text
-    assert "1 turns timed out" in totals
+    assert "turns timed out 1," in totals
     assert str(table.game_id) in browser.find_element(By.ID, "evidence-games").text
     assert "2 open reports about this target" in browser.page_source
     Select(browser.find_element(By.NAME, "canned")).select_by_value("stalling")

@@ -95,7 +95,7 @@ def test_an_account_report_shows_its_games_timeouts_resignations_and_reports_and
     page = mod_client.get(report_page(first.pk)).content.decode()
     assert f'href="{game_admin_url(table.game_id)}"' in page  # the account's recent game
     totals = page.split('id="evidence-totals">')[1].split("</p>")[0]
-    assert "1 games, 1 turns timed out, 0 resignations" in totals
+    assert "In all: games 1, turns timed out 1, resignations 0." in totals
     by_it = page.split('id="evidence-reports-by"')[1].split("</table>")[0]
     assert f">{answer.pk}</a>" in by_it and f"possibly retaliatory (after report {first.pk})" in by_it
     against = page.split('id="evidence-reports-against"')[1].split("</table>")[0]
@@ -108,7 +108,7 @@ def test_an_account_report_shows_its_games_timeouts_resignations_and_reports_and
 
     resigned = moderation.report_create(reporter=other.users[0], account=resigner, reason="stalling")
     totals = mod_client.get(report_page(resigned.pk)).content.decode().split('id="evidence-totals">')[1]
-    assert "1 resignations" in totals.split("</p>")[0]
+    assert "resignations 1." in totals.split("</p>")[0]
 
 
 def test_open_reports_on_one_target_are_one_group_resolved_at_once_with_a_custom_duration(
