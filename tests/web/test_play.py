@@ -152,16 +152,21 @@ def play_turn(driver: Any, rng: random.Random) -> dict[str, Any]:
     """One move, as a person makes it: a playable tile (then one of its ends if it fits
     several), else "Draw a tile", else "Pass". Waits for the answer to be drawn; answers
     {seq (the state decided on), kind, tile, seat}."""
-    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.common.exceptions import ElementNotInteractableException, StaleElementReferenceException
 
-    # The end of a hand stays on screen until the player moves on (js/table.js).
-    for button in css(driver, "[data-testid=next-hand]"):
-        if button.is_displayed():
-            button.click()
+    controls = (
+        "[data-testid=next-hand], [data-testid=end-choices] button[data-end], "
+        "[data-testid=hand] button[data-legal=true], [data-testid=draw-button], [data-testid=pass-button]"
+    )
     before = int(table(driver)["seq"])
     move: dict[str, Any] = {"seq": before}
-    for _ in range(5):
+    for _ in range(10):
         try:
+            # The end of a hand stays on screen until the player moves on (js/table.js);
+            # it may come up (hiding the hand and its buttons) after the turn was seen.
+            for button in css(driver, "[data-testid=next-hand]"):
+                if button.is_displayed():
+                    button.click()
             ends = css(driver, "[data-testid=end-choices] button[data-end]")
             tiles = css(driver, "[data-testid=hand] button[data-legal=true]")
             if ends:
@@ -182,7 +187,16 @@ def play_turn(driver: Any, rng: random.Random) -> dict[str, Any]:
                 move["kind"] = "pass"
                 css(driver, "[data-testid=pass-button]")[0].click()
             break
-        except StaleElementReferenceException:
+        except (StaleElementReferenceException, ElementNotInteractableException):
+            # Redrawn, or hidden by a hand's end that came up meanwhile: wait until a
+            # control can be pressed again, then choose anew.
+            def pressable(d: Any) -> bool:
+                shown = [element for element in css(d, controls) if element.is_displayed()]
+                state = table(d)
+                mine = state.get("yourTurn") == "true" and state.get("busy") == "false"
+                return any(e.get_attribute("data-testid") == "next-hand" for e in shown) or (mine and bool(shown))
+
+            until(driver, "a control to press on my turn", pressable, MATCH_SECONDS)
             continue
     until(driver, "the move's answer on the page", lambda d: int(table(d)["seq"]) > before or alert_text(d))
     assert not alert_text(driver), alert_text(driver)
