@@ -18,8 +18,9 @@ from django.utils import timezone
 
 from chat import services as chat_services
 from chat.models import ChatMessage, ChatShadowMute
+from moderation.guard import audit, require_moderator, require_reason
 from moderation.models import AuditAction, Report
-from moderation.services import _audit, _require_moderator, _require_reason, moderation_player_suspend
+from moderation.services import moderation_player_suspend
 from players.models import User
 
 #: The longest look-back of "the last N hours" (30 days).
@@ -32,7 +33,7 @@ def chat_remove_by_author(
     """Remove every message ``author`` wrote (not removed yet) in game ``game_id``,
     or in the last ``hours`` hours (in every game), or both limits at once: one
     audit entry (``chat_remove``) listing them. Answers the ids removed."""
-    _require_moderator(by)
+    require_moderator(by)
     if game_id is None and not hours:
         raise ValueError("a game or a number of hours limits the removal")
     rows = ChatMessage.objects.filter(author_id=author.pk, removed_at__isnull=True)
@@ -47,7 +48,7 @@ def chat_remove_by_author(
             if changed:
                 removed.append(message_id)
         if removed:
-            _audit(
+            audit(
                 by=by,
                 action=AuditAction.CHAT_REMOVE,
                 reason=reason.strip(),
@@ -60,11 +61,11 @@ def chat_remove_by_author(
 
 def chat_restore(*, message_id: int, by: User, reason: str = "") -> ChatMessage:
     """Undo a removal: the channel reads the text again (its streams at once). Audited once."""
-    _require_moderator(by)
+    require_moderator(by)
     with transaction.atomic():
         message, changed = chat_services.chat_message_restore(message_id=message_id)
         if changed:
-            _audit(
+            audit(
                 by=by,
                 action=AuditAction.CHAT_RESTORE,
                 reason=reason.strip(),
@@ -79,11 +80,11 @@ def chat_review(*, message_id: int, by: User, approve: bool, reason: str = "") -
     """Approve (its channel reads it, its streams at once) or reject (nobody but the
     moderators ever reads it) a message the filter held. Audited once; a message no
     longer held is left as it is."""
-    _require_moderator(by)
+    require_moderator(by)
     with transaction.atomic():
         message, changed = chat_services.chat_message_review(message_id=message_id, approve=approve)
         if changed:
-            _audit(
+            audit(
                 by=by,
                 action=AuditAction.CHAT_APPROVE if approve else AuditAction.CHAT_REJECT,
                 reason=reason.strip(),
@@ -97,11 +98,11 @@ def chat_review(*, message_id: int, by: User, approve: bool, reason: str = "") -
 def chat_shadow_mute(*, player: User, by: User, reason: str, until: datetime | None = None) -> ChatShadowMute:
     """From now on (until ``until``, none: until lifted) the account's new messages
     are read by it alone; it is not told. Audited."""
-    _require_moderator(by)
-    reason = _require_reason(reason)
+    require_moderator(by)
+    reason = require_reason(reason)
     with transaction.atomic():
         mute = ChatShadowMute.objects.create(account=player, moderator=by, reason=reason, ends_at=until)
-        _audit(
+        audit(
             by=by,
             action=AuditAction.CHAT_SHADOW_MUTE,
             reason=reason,
@@ -114,14 +115,14 @@ def chat_shadow_mute(*, player: User, by: User, reason: str, until: datetime | N
 def chat_shadow_unmute(*, player: User, by: User, reason: str = "") -> list[int]:
     """Lift the account's shadow-mutes in force (its messages written meanwhile stay
     unread by others). Audited when one was lifted; the ids lifted."""
-    _require_moderator(by)
+    require_moderator(by)
     now = timezone.now()
     with transaction.atomic():
         rows = ChatShadowMute.objects.select_for_update().filter(account=player, lifted_at__isnull=True)
         lifted = sorted(rows.filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now)).values_list("pk", flat=True))
         rows.update(lifted_at=now)
         if lifted:
-            _audit(
+            audit(
                 by=by,
                 action=AuditAction.CHAT_SHADOW_UNMUTE,
                 reason=reason.strip(),

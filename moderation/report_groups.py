@@ -24,8 +24,15 @@ from django.utils.translation import gettext
 from core.errors import ApiError, CoreCode
 from moderation import chat_cleanup, services
 from moderation.errors import ModerationError
+from moderation.guard import (
+    MODERATE_PERMISSION,
+    audit,
+    report_locked_open,
+    report_mark_resolved,
+    require_moderator,
+    require_reason,
+)
 from moderation.models import AuditAction, Report, ReportComment, ReportOutcome, ReportReason, ReportStatus
-from moderation.services import MODERATE_PERMISSION, _audit, _open_report, _require_moderator, _require_reason, _resolve
 from players.models import User
 
 #: The outcomes a group can be resolved with (the names the report page posts).
@@ -94,11 +101,11 @@ def report_group_resolve(
     account's chat messages of the last that many hours (``chat_cleanup``, audited
     apart). One transaction: all of them or none. Answers the reports resolved,
     the one acted on first."""
-    _require_moderator(by)
+    require_moderator(by)
     if outcome not in OUTCOMES:
         raise ApiError(gettext("Choose an outcome."), code=CoreCode.VALIDATION_ERROR)
     with transaction.atomic():
-        main = _open_report(report_id)
+        main = report_locked_open(report_id)
         others = (
             list(
                 Report.objects.select_for_update()
@@ -114,11 +121,11 @@ def report_group_resolve(
         main.refresh_from_db()
         if outcome == "suspend" and remove_hours:
             chat_cleanup.chat_remove_by_author(
-                author=services._report_player(main, player), by=by, reason=reason, hours=remove_hours
+                author=services.report_player_of(main, player), by=by, reason=reason, hours=remove_hours
             )
         for report in others:
-            _resolve(report, by=by, outcome=main.outcome, reason=main.resolution)
-            _audit(
+            report_mark_resolved(report, by=by, outcome=main.outcome, reason=main.resolution)
+            audit(
                 by=by,
                 action=AuditAction.REPORT_RESOLVE,
                 reason=main.resolution,
@@ -146,20 +153,20 @@ def _take(outcome: str, *, report_id: int, by: User, reason: str, until: datetim
 def report_reassign(*, report_id: int, by: User, to: User | None) -> Report:
     """Give an open report to the moderator ``to`` (assigned), or with ``to=None``
     put it back in the queue unassigned (open)."""
-    _require_moderator(by)
+    require_moderator(by)
     if to is not None and not (to.is_active and to.is_staff and to.has_perm(MODERATE_PERMISSION)):
         raise ApiError(
             gettext("%(username)s is not a moderator.") % {"username": to.username}, code=CoreCode.VALIDATION_ERROR
         )
     with transaction.atomic():
-        report = _open_report(report_id)
+        report = report_locked_open(report_id)
         before = report.assignee.username if report.assignee else None
         if to is None:
             report.status, report.assignee, report.assigned_at = ReportStatus.OPEN, None, None
         else:
             report.status, report.assignee, report.assigned_at = ReportStatus.ASSIGNED, to, timezone.now()
         report.save(update_fields=["status", "assignee", "assigned_at"])
-        _audit(
+        audit(
             by=by,
             action=AuditAction.REPORT_UNASSIGN if to is None else AuditAction.REPORT_ASSIGN,
             reason="",
@@ -172,8 +179,8 @@ def report_reassign(*, report_id: int, by: User, to: User | None) -> Report:
 
 def report_comment_add(*, report_id: int, by: User, text: str) -> ReportComment:
     """A note for the other moderators on a report (open or resolved); players never see it."""
-    _require_moderator(by)
-    text = _require_reason(text)
+    require_moderator(by)
+    text = require_reason(text)
     with transaction.atomic():
         report = Report.objects.select_for_update().filter(pk=report_id).first()
         if report is None:
@@ -181,7 +188,7 @@ def report_comment_add(*, report_id: int, by: User, text: str) -> ReportComment:
                 CoreCode.NOT_FOUND, gettext("There is no report %(report_id)s.") % {"report_id": report_id}
             )
         comment = ReportComment.objects.create(report=report, author=by, text=text)
-        _audit(
+        audit(
             by=by,
             action=AuditAction.REPORT_COMMENT,
             reason=text,

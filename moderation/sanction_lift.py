@@ -13,15 +13,15 @@ from django.utils.translation import gettext
 from core.errors import CoreCode
 from live import account_feeds
 from moderation.errors import ModerationError
+from moderation.guard import audit, require_moderator, user_locked
 from moderation.models import AuditAction, Sanction, SanctionKind
-from moderation.services import _audit, _locked_user, _require_moderator
 from players import services as player_services
 from players.models import User
 
 
 def sanction_lift(*, sanction_id: int, by: User, reason: str = "") -> Sanction:
     """Lift the sanction now (a lifted or ended one: refused, ``not_found``)."""
-    _require_moderator(by)
+    require_moderator(by)
     with transaction.atomic():
         sanction = Sanction.objects.select_for_update().filter(pk=sanction_id, lifted_at__isnull=True).first()
         if sanction is None or (sanction.ends_at is not None and sanction.ends_at <= timezone.now()):
@@ -31,7 +31,7 @@ def sanction_lift(*, sanction_id: int, by: User, reason: str = "") -> Sanction:
             )
         sanction.lifted_at, sanction.lifted_by = timezone.now(), by
         sanction.save(update_fields=["lifted_at", "lifted_by"])
-        player: User = _locked_user(sanction.player_id)
+        player: User = user_locked(sanction.player_id)
         if sanction.kind == SanctionKind.SUSPENSION:
             still = Sanction.objects.filter(player=player, kind=SanctionKind.SUSPENSION, lifted_at__isnull=True)
             if not still.exists() and not player.is_active:
@@ -39,6 +39,6 @@ def sanction_lift(*, sanction_id: int, by: User, reason: str = "") -> Sanction:
             action = AuditAction.PLAYER_UNSUSPEND
         else:
             action = AuditAction.PLAYER_UNMUTE
-        _audit(by=by, action=action, reason=reason.strip(), player=player, details={"sanctions": [sanction.pk]})
+        audit(by=by, action=action, reason=reason.strip(), player=player, details={"sanctions": [sanction.pk]})
         account_feeds.notify_accounts([player.pk])
     return sanction

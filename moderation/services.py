@@ -27,11 +27,19 @@ from games.errors import GameCode, GameError
 from games.models import Game
 from live import account_feeds
 from moderation.errors import ModerationCode, ModerationError
+from moderation.guard import (
+    MODERATE_PERMISSION,
+    audit,
+    report_locked_open,
+    report_mark_resolved,
+    require_moderator,
+    require_reason,
+    user_locked,
+)
 from moderation.models import (
     Appeal,
     AppealStatus,
     AuditAction,
-    AuditEntry,
     ModeratorNote,
     PlayerWarning,
     Report,
@@ -46,51 +54,16 @@ from players.models import User
 from ratings import services as rating_services
 from ratings.services import VoidOutcome
 
-MODERATE_PERMISSION = "moderation.moderate"
-
-
-def _require_moderator(user: User) -> None:
-    """Acting (not looking) needs the ``moderation.moderate`` permission; the games
-    services also insist on staff."""
-    if not (user.is_staff and user.has_perm(MODERATE_PERMISSION)):
-        raise ApiError(gettext("Only staff with the moderate permission may do that."), code=CoreCode.PERMISSION_DENIED)
-
-
-def _require_reason(reason: str) -> str:
-    reason = reason.strip()
-    if not reason:
-        raise ApiError(
-            gettext("A reason is required for this action."),
-            code=CoreCode.VALIDATION_ERROR,
-            extra={"errors": {"reason": [gettext("This field is required.")]}},
-        )
-    return reason
-
-
-def _audit(
-    *,
-    by: User | None,
-    action: str,
-    reason: str,
-    game_id: int | None = None,
-    player: User | None = None,
-    details: dict[str, Any] | None = None,
-) -> AuditEntry:
-    return AuditEntry.objects.create(
-        moderator=by, action=action, game_id=game_id, player=player, reason=reason, details=details or {}
-    )
-
-
 # -- games ----------------------------------------------------------------------
 
 
 def moderation_game_abort(*, game_id: int, by: User, reason: str) -> Game:
     """Abort an open or running game; clients get ``game_aborted`` with the reason."""
-    _require_moderator(by)
-    reason = _require_reason(reason)
+    require_moderator(by)
+    reason = require_reason(reason)
     with transaction.atomic():
         game = game_services.game_abort_as_moderator(game_id=game_id, by=by, reason=reason)
-        _audit(by=by, action=AuditAction.GAME_ABORT, reason=reason, game_id=game.pk)
+        audit(by=by, action=AuditAction.GAME_ABORT, reason=reason, game_id=game.pk)
     return game
 
 
@@ -98,13 +71,13 @@ def moderation_seat_to_bot(
     *, game_id: int, seat_number: int, by: User, reason: str, strategy: str = game_services.FALLBACK_STRATEGY
 ) -> Game:
     """Hand a running game's seat to a server bot for the rest of the game."""
-    _require_moderator(by)
-    reason = _require_reason(reason)
+    require_moderator(by)
+    reason = require_reason(reason)
     with transaction.atomic():
         changed = game_services.seat_hand_to_bot(
             game_id=game_id, seat_number=seat_number, by=by, reason=reason, strategy=strategy
         )
-        _audit(
+        audit(
             by=by,
             action=AuditAction.SEAT_TO_BOT,
             reason=reason,
@@ -117,11 +90,11 @@ def moderation_seat_to_bot(
 
 def moderation_seat_remove(*, game_id: int, seat_number: int, by: User, reason: str) -> Game:
     """Empty a seat (a player's or a bot's) of a game that has not started."""
-    _require_moderator(by)
-    reason = _require_reason(reason)
+    require_moderator(by)
+    reason = require_reason(reason)
     with transaction.atomic():
         changed = game_services.seat_remove(game_id=game_id, seat_number=seat_number, by=by, reason=reason)
-        _audit(
+        audit(
             by=by,
             action=AuditAction.SEAT_REMOVE,
             reason=reason,
@@ -136,14 +109,14 @@ def moderation_hands_view(*, game_id: int, by: User, reason: str = "") -> dict[s
     """Everything hidden in a game (every hand, the boneyard, the seed) - and an
     audit entry saying who looked. Looking changes nothing in the game, so players
     are not told (``moderated`` stays as it was)."""
-    _require_moderator(by)
+    require_moderator(by)
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
         raise GameError(CoreCode.NOT_FOUND, gettext("There is no game %(game_id)s.") % {"game_id": game_id})
     if not game.state:
         raise GameError(GameCode.GAME_NOT_STARTED, gettext("The game has not started: no tiles have been dealt."))
     view = full_view(Match.from_dict(game.state))
-    _audit(
+    audit(
         by=by,
         action=AuditAction.HANDS_VIEWED,
         reason=reason.strip(),
@@ -213,28 +186,14 @@ def report_create(
         ) from None
 
 
-def _open_report(report_id: int) -> Report:
-    report = Report.objects.select_for_update().filter(pk=report_id).first()
-    if report is None:
-        raise ModerationError(
-            CoreCode.NOT_FOUND, gettext("There is no report %(report_id)s.") % {"report_id": report_id}
-        )
-    if report.status == ReportStatus.RESOLVED:
-        raise ModerationError(
-            ModerationCode.REPORT_RESOLVED,
-            gettext("Report %(report_id)s is resolved already.") % {"report_id": report_id},
-        )
-    return report
-
-
 def report_assign(*, report_id: int, by: User) -> Report:
     """Take a report: it moves from "open" to "assigned" (to ``by``)."""
-    _require_moderator(by)
+    require_moderator(by)
     with transaction.atomic():
-        report = _open_report(report_id)
+        report = report_locked_open(report_id)
         report.status, report.assignee, report.assigned_at = ReportStatus.ASSIGNED, by, timezone.now()
         report.save(update_fields=["status", "assignee", "assigned_at"])
-        _audit(
+        audit(
             by=by,
             action=AuditAction.REPORT_ASSIGN,
             reason="",
@@ -245,16 +204,7 @@ def report_assign(*, report_id: int, by: User) -> Report:
     return report
 
 
-def _resolve(report: Report, *, by: User, outcome: str, reason: str) -> Report:
-    report.status, report.outcome, report.resolution = ReportStatus.RESOLVED, outcome, reason
-    report.resolved_by, report.resolved_at = by, timezone.now()
-    if report.assignee is None:
-        report.assignee, report.assigned_at = by, report.resolved_at
-    report.save()
-    return report
-
-
-def _report_player(report: Report, player: User | None) -> User:
+def report_player_of(report: Report, player: User | None) -> User:
     """Whom an outcome about an account falls on: the reported account, or for a
     game's report the player the moderator picked (one of its seats)."""
     if report.target_kind == ReportTarget.ACCOUNT and report.account is not None:
@@ -279,11 +229,11 @@ def _report_player(report: Report, player: User | None) -> User:
 
 def report_dismiss(*, report_id: int, by: User, reason: str = "") -> Report:
     """Nothing to act on: the report is resolved as dismissed."""
-    _require_moderator(by)
+    require_moderator(by)
     with transaction.atomic():
-        report = _open_report(report_id)
-        _resolve(report, by=by, outcome=ReportOutcome.DISMISSED, reason=reason.strip())
-        _audit(
+        report = report_locked_open(report_id)
+        report_mark_resolved(report, by=by, outcome=ReportOutcome.DISMISSED, reason=reason.strip())
+        audit(
             by=by,
             action=AuditAction.REPORT_DISMISS,
             reason=reason.strip(),
@@ -296,11 +246,11 @@ def report_dismiss(*, report_id: int, by: User, reason: str = "") -> Report:
 
 def report_warn(*, report_id: int, by: User, reason: str, player: User | None = None) -> PlayerWarning:
     """Warn the reported player (``reason`` is the text they see); resolves the report."""
-    _require_moderator(by)
+    require_moderator(by)
     with transaction.atomic():
-        report = _open_report(report_id)
-        warning = moderation_player_warn(player=_report_player(report, player), by=by, text=reason, report=report)
-        _resolve(report, by=by, outcome=ReportOutcome.WARNED, reason=warning.text)
+        report = report_locked_open(report_id)
+        warning = moderation_player_warn(player=report_player_of(report, player), by=by, text=reason, report=report)
+        report_mark_resolved(report, by=by, outcome=ReportOutcome.WARNED, reason=warning.text)
     return warning
 
 
@@ -308,13 +258,13 @@ def report_mute(
     *, report_id: int, by: User, reason: str, until: datetime | None, player: User | None = None
 ) -> Sanction:
     """Mute the reported player until ``until`` (none: until lifted); resolves the report."""
-    _require_moderator(by)
+    require_moderator(by)
     with transaction.atomic():
-        report = _open_report(report_id)
+        report = report_locked_open(report_id)
         mute = moderation_player_mute(
-            player=_report_player(report, player), by=by, reason=reason, until=until, report=report
+            player=report_player_of(report, player), by=by, reason=reason, until=until, report=report
         )
-        _resolve(report, by=by, outcome=ReportOutcome.MUTED, reason=mute.reason)
+        report_mark_resolved(report, by=by, outcome=ReportOutcome.MUTED, reason=mute.reason)
     return mute
 
 
@@ -322,24 +272,24 @@ def report_suspend(
     *, report_id: int, by: User, reason: str, until: datetime | None, player: User | None = None
 ) -> Report:
     """Suspend the reported player until ``until`` (none: until reinstated); resolves the report."""
-    _require_moderator(by)
+    require_moderator(by)
     with transaction.atomic():
-        report = _open_report(report_id)
+        report = report_locked_open(report_id)
         moderation_player_suspend(
-            player=_report_player(report, player), by=by, reason=reason, until=until, report=report
+            player=report_player_of(report, player), by=by, reason=reason, until=until, report=report
         )
-        return _resolve(report, by=by, outcome=ReportOutcome.SUSPENDED, reason=reason.strip())
+        return report_mark_resolved(report, by=by, outcome=ReportOutcome.SUSPENDED, reason=reason.strip())
 
 
 def report_abort_game(*, report_id: int, by: User, reason: str) -> Report:
     """Abort the reported game (its players see the reason); resolves the report."""
-    _require_moderator(by)
+    require_moderator(by)
     with transaction.atomic():
-        report = _open_report(report_id)
+        report = report_locked_open(report_id)
         if report.game_id is None:
             raise ApiError(gettext("This report is not about a game."), code=CoreCode.VALIDATION_ERROR)
         moderation_game_abort(game_id=report.game_id, by=by, reason=reason)
-        return _resolve(report, by=by, outcome=ReportOutcome.GAME_ABORTED, reason=reason.strip())
+        return report_mark_resolved(report, by=by, outcome=ReportOutcome.GAME_ABORTED, reason=reason.strip())
 
 
 # -- warnings, mutes, notes, and the end of timed sanctions ---------------------------
@@ -347,11 +297,11 @@ def report_abort_game(*, report_id: int, by: User, reason: str) -> Report:
 
 def moderation_player_warn(*, player: User, by: User, text: str, report: Report | None = None) -> PlayerWarning:
     """A warning the player sees on their account (``GET /me/warnings/``)."""
-    _require_moderator(by)
-    text = _require_reason(text)
+    require_moderator(by)
+    text = require_reason(text)
     with transaction.atomic():
         warning = PlayerWarning.objects.create(player=player, moderator=by, text=text, report=report)
-        _audit(
+        audit(
             by=by,
             action=AuditAction.PLAYER_WARN,
             reason=text,
@@ -389,11 +339,11 @@ def moderation_player_mute(
 ) -> Sanction:
     """Mute an account until ``until`` (none: until lifted): it cannot write
     messages (``moderation.selectors.is_muted``); it still plays."""
-    _require_moderator(by)
-    reason = _require_reason(reason)
+    require_moderator(by)
+    reason = require_reason(reason)
     with transaction.atomic():
         mute = _sanction_add(kind=SanctionKind.MUTE, player=player, by=by, reason=reason, until=until, report=report)
-        _audit(
+        audit(
             by=by,
             action=AuditAction.PLAYER_MUTE,
             reason=reason,
@@ -409,10 +359,10 @@ def moderation_player_mute(
 
 def moderation_player_unmute(*, player: User, by: User, reason: str = "") -> list[int]:
     """Lift an account's mutes now; the ids of those lifted."""
-    _require_moderator(by)
+    require_moderator(by)
     with transaction.atomic():
         lifted = _sanctions_lift(player=player, kind=SanctionKind.MUTE, by=by)
-        _audit(
+        audit(
             by=by, action=AuditAction.PLAYER_UNMUTE, reason=reason.strip(), player=player, details={"sanctions": lifted}
         )
     return lifted
@@ -420,11 +370,11 @@ def moderation_player_unmute(*, player: User, by: User, reason: str = "") -> lis
 
 def moderation_note_add(*, player: User, by: User, text: str) -> ModeratorNote:
     """A note about an account, for moderators only."""
-    _require_moderator(by)
-    text = _require_reason(text)
+    require_moderator(by)
+    text = require_reason(text)
     with transaction.atomic():
         note = ModeratorNote.objects.create(player=player, author=by, text=text)
-        _audit(by=by, action=AuditAction.NOTE_ADD, reason=text, player=player, details={"note": note.pk})
+        audit(by=by, action=AuditAction.NOTE_ADD, reason=text, player=player, details={"note": note.pk})
     return note
 
 
@@ -458,13 +408,13 @@ def sanctions_expire(*, now: datetime | None = None) -> list[int]:
             sanction.lifted_at = now
             sanction.save(update_fields=["lifted_at"])
             account_feeds.notify_accounts([sanction.player_id])
-            player = _locked_user(sanction.player_id)
+            player = user_locked(sanction.player_id)
             details = {"sanction": sanction.pk, "automatic": True, "ended_at": now.isoformat()}
             if sanction.kind == SanctionKind.SUSPENSION:
                 still = Sanction.objects.filter(player=player, kind=SanctionKind.SUSPENSION, lifted_at__isnull=True)
                 if not still.exists() and not player.is_active:
                     player_services.user_set_active(user=player, is_active=True)
-                _audit(
+                audit(
                     by=None,
                     action=AuditAction.PLAYER_UNSUSPEND,
                     reason="The suspension ended.",
@@ -472,7 +422,7 @@ def sanctions_expire(*, now: datetime | None = None) -> list[int]:
                     details=details,
                 )
             else:
-                _audit(
+                audit(
                     by=None, action=AuditAction.PLAYER_UNMUTE, reason="The mute ended.", player=player, details=details
                 )
             lifted.append(sanction.pk)
@@ -542,12 +492,12 @@ def moderator_add(*, user: User) -> bool:
 def moderation_rating_void(*, game_id: int, by: User, reason: str) -> VoidOutcome:
     """Undo a rated match's effect on its players' ratings (``ratings.services.match_void``).
     Idempotent: a void that finds nothing left to undo changes nothing and records nothing."""
-    _require_moderator(by)
-    reason = _require_reason(reason)
+    require_moderator(by)
+    reason = require_reason(reason)
     with transaction.atomic():
         outcome = rating_services.match_void(game_id=game_id, by=by, reason=reason)
         if outcome.voided:
-            _audit(
+            audit(
                 by=by,
                 action=AuditAction.RATING_VOID,
                 reason=reason,
@@ -558,10 +508,6 @@ def moderation_rating_void(*, game_id: int, by: User, reason: str) -> VoidOutcom
 
 
 # -- players --------------------------------------------------------------------
-
-
-def _locked_user(user_id: int) -> User:
-    return User.objects.select_for_update().get(pk=user_id)
 
 
 def moderation_player_suspend(
@@ -577,19 +523,19 @@ def moderation_player_suspend(
 
     One transaction: if any game cannot be changed (it ended meanwhile, say),
     nothing is, and the moderator can simply try again."""
-    _require_moderator(by)
-    reason = _require_reason(reason)
+    require_moderator(by)
+    reason = require_reason(reason)
     if player.pk == by.pk:
         raise ApiError(gettext("You cannot suspend your own account."), code=CoreCode.PERMISSION_DENIED)
     with transaction.atomic():
-        player = _locked_user(player.pk)
+        player = user_locked(player.pk)
         player_services.user_set_active(user=player, is_active=False)
         revoked = player_services.tokens_revoke_all(user=player)
         touched = sorted(set(game_services.player_withdraw(player=player, by=by, reason=reason)))
         sanction = _sanction_add(
             kind=SanctionKind.SUSPENSION, player=player, by=by, reason=reason, until=until, report=report
         )
-        _audit(
+        audit(
             by=by,
             action=AuditAction.PLAYER_SUSPEND,
             reason=reason,
@@ -608,12 +554,12 @@ def moderation_player_suspend(
 def moderation_player_unsuspend(*, player: User, by: User, reason: str = "") -> None:
     """Reinstate an account. Its old tokens stay revoked and its seats stay with
     the bots: the player logs in again and takes new tokens and tables."""
-    _require_moderator(by)
+    require_moderator(by)
     with transaction.atomic():
-        player = _locked_user(player.pk)
+        player = user_locked(player.pk)
         player_services.user_set_active(user=player, is_active=True)
         lifted = _sanctions_lift(player=player, kind=SanctionKind.SUSPENSION, by=by)
-        _audit(
+        audit(
             by=by,
             action=AuditAction.PLAYER_UNSUSPEND,
             reason=reason.strip(),
@@ -625,7 +571,7 @@ def moderation_player_unsuspend(*, player: User, by: User, reason: str = "") -> 
 def moderation_tokens_revoke(*, player: User, by: User, reason: str = "", token_ids: list[int] | None = None) -> int:
     """Revoke a player's API tokens: all active ones, or only ``token_ids``.
     Returns how many were revoked."""
-    _require_moderator(by)
+    require_moderator(by)
     with transaction.atomic():
         if token_ids is None:
             revoked = player_services.tokens_revoke_all(user=player)
@@ -636,18 +582,18 @@ def moderation_tokens_revoke(*, player: User, by: User, reason: str = "", token_
                 player_services.token_revoke(token=token)
             revoked = len(tokens)
             details = {"tokens_revoked": revoked, "token_ids": sorted(t.pk for t in tokens)}
-        _audit(by=by, action=AuditAction.TOKENS_REVOKE, reason=reason.strip(), player=player, details=details)
+        audit(by=by, action=AuditAction.TOKENS_REVOKE, reason=reason.strip(), player=player, details=details)
     return revoked
 
 
 def moderation_bot_mark(*, player: User, by: User, is_bot: bool = True, reason: str = "") -> None:
     """Mark (``is_bot=True``) or unmark an account as a bot."""
-    _require_moderator(by)
+    require_moderator(by)
     with transaction.atomic():
-        player = _locked_user(player.pk)
+        player = user_locked(player.pk)
         player_services.user_set_bot(user=player, is_bot=is_bot)
         action = AuditAction.BOT_MARK if is_bot else AuditAction.BOT_UNMARK
-        _audit(by=by, action=action, reason=reason.strip(), player=player)
+        audit(by=by, action=action, reason=reason.strip(), player=player)
 
 
 # -- the table chat -----------------------------------------------------------------
@@ -657,14 +603,14 @@ def moderation_chat_remove(*, message_id: int, by: User, reason: str = "", repor
     """Remove a chat message: everyone then reads "removed by a moderator" (the
     game's streams are told at once); moderators still see the text in the admin.
     Audited once (removing a removed message changes nothing)."""
-    _require_moderator(by)
+    require_moderator(by)
     with transaction.atomic():
         message, changed = chat_services.chat_message_remove(message_id=message_id, by=by)
         if changed:
             details: dict[str, Any] = {"message": message.pk, "channel": message.channel, "text": message.text}
             if report is not None:
                 details["report"] = report.pk
-            _audit(
+            audit(
                 by=by,
                 action=AuditAction.CHAT_REMOVE,
                 reason=reason.strip(),
@@ -677,13 +623,13 @@ def moderation_chat_remove(*, message_id: int, by: User, reason: str = "", repor
 
 def report_remove_message(*, report_id: int, by: User, reason: str = "") -> Report:
     """Remove the reported chat message (audited as ``chat_remove``); resolves the report."""
-    _require_moderator(by)
+    require_moderator(by)
     with transaction.atomic():
-        report = _open_report(report_id)
+        report = report_locked_open(report_id)
         if report.target_kind != ReportTarget.MESSAGE or report.message_id is None:
             raise ApiError(gettext("This report is not about a chat message."), code=CoreCode.VALIDATION_ERROR)
         moderation_chat_remove(message_id=report.message_id, by=by, reason=reason, report=report)
-        _resolve(report, by=by, outcome=ReportOutcome.MESSAGE_REMOVED, reason=reason.strip())
+        report_mark_resolved(report, by=by, outcome=ReportOutcome.MESSAGE_REMOVED, reason=reason.strip())
     return report
 
 
@@ -694,7 +640,7 @@ def appeal_create(*, player: User, sanction_id: int, text: str) -> Appeal:
     """The player appeals one of their sanctions (in force): one appeal per sanction.
     A suspended player appeals with the token of their log-in refusal (the view
     reads it), a muted one signed in."""
-    text = _require_reason(text)
+    text = require_reason(text)
     with transaction.atomic():
         sanction = Sanction.objects.select_for_update().filter(pk=sanction_id, player=player).first()
         if sanction is None or sanction.lifted_at is not None:
@@ -714,8 +660,8 @@ def appeal_answer(*, appeal_id: int, by: User, lift: bool, answer: str) -> Appea
     """Another moderator than the one who imposed the sanction answers the appeal:
     ``lift`` lifts the sanction (a suspension's end reinstates the account when no
     other suspension holds), else it is upheld. The player reads ``answer``."""
-    _require_moderator(by)
-    answer = _require_reason(answer)
+    require_moderator(by)
+    answer = require_reason(answer)
     with transaction.atomic():
         appeal = Appeal.objects.select_for_update().select_related("sanction").filter(pk=appeal_id).first()
         if appeal is None:
@@ -730,7 +676,7 @@ def appeal_answer(*, appeal_id: int, by: User, lift: bool, answer: str) -> Appea
             )
         if appeal.status != AppealStatus.OPEN:
             raise ModerationError(ModerationCode.REPORT_RESOLVED, gettext("The appeal is answered already."))
-        player = _locked_user(sanction.player_id)
+        player = user_locked(sanction.player_id)
         if lift and sanction.lifted_at is None:
             Sanction.objects.filter(pk=sanction.pk).update(lifted_at=timezone.now(), lifted_by=by)
             if sanction.kind == SanctionKind.SUSPENSION:
@@ -741,7 +687,7 @@ def appeal_answer(*, appeal_id: int, by: User, lift: bool, answer: str) -> Appea
         appeal.answer, appeal.answered_by, appeal.answered_at = answer, by, timezone.now()
         appeal.save(update_fields=["status", "answer", "answered_by", "answered_at"])
         account_feeds.notify_accounts([player.pk])
-        _audit(
+        audit(
             by=by,
             action=AuditAction.APPEAL_ANSWER,
             reason=answer,
