@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 import secrets
 import statistics
-from collections import Counter
 import time
+from collections import Counter
 from datetime import datetime, timedelta
 from typing import Any
 
