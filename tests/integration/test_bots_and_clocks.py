@@ -3,6 +3,7 @@ against the real PostgreSQL test database. Nothing here is eager or mocked."""
 
 from __future__ import annotations
 
+import functools
 from datetime import timedelta
 
 import psycopg
@@ -182,8 +183,8 @@ def test_two_workers_with_beat_play_each_timeout_once(make_player, start_worker)
 
     wait_for(four_timeouts_each, timeout=60, what="four timeouts at every table")
     # Three in a row hand a seat to a bot: the bots finish the tables.
-    for game in tables:
-        game = wait_for(lambda g=game: finished(g.pk), timeout=60, what="the bots to finish the table")
+    for table in tables:
+        game = wait_for(functools.partial(finished, table.pk), timeout=60, what="the bots to finish the table")
         timeouts = Move.objects.filter(game=game, source=MoveSource.TIMEOUT).count()
         assert game.events.filter(type="turn_timed_out").count() == timeouts
         assert_replays(game)
