@@ -1,4 +1,4 @@
-"""``manage.py bench_clock [--games 24] [--timeouts 4] [--turn-seconds 1]``: how late
+"""``manage.py bench_clock [--games 8] [--timeouts 4] [--turn-seconds 1]``: how late
 turn clocks fire on a running server - the deadline to the timeout move committed.
 
 It opens ``--games`` two-player tables (``--turn-seconds`` per turn) whose players
@@ -42,7 +42,7 @@ class Command(BaseCommand):
     help = "Measure how late turn clocks fire (deadline -> timeout move) on a running worker and beat."
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("--games", type=int, default=24, help="Tables whose players never move (default 24).")
+        parser.add_argument("--games", type=int, default=8, help="Tables whose players never move (default 8).")
         parser.add_argument("--timeouts", type=int, default=4, help="Timeouts per table, at most 5 (default 4).")
         parser.add_argument("--turn-seconds", type=int, default=1, help="The tables' turn clock (default 1 s).")
         parser.add_argument("--spread", type=float, default=1.0, help="Seconds over which the tables start.")
