@@ -112,6 +112,8 @@ TURN_CLOCK_LATENESS = _histogram(
     "How long after its deadline a turn clock moved for the player.",
     buckets=SLOW_BUCKETS,
 )
+TURN_CLOCK_RUNS = _counter("turn_clock_runs_total", "Runs of the turn clock (ops.clock, every CLOCK_INTERVAL_SECONDS).")
+TURN_CLOCK_FAILURES = _counter("turn_clock_failures_total", "Timeouts the turn clock could not play (logged with why).")
 # --- Live updates (core.notify, games streams and long-polls) ------------------------
 STREAMS_OPEN = _gauge("streams_open", "Open event streams and long-polls, per web process.", ("kind",), "liveall")
 NOTICES_PUBLISHED = _counter("notices_published_total", "Live notices published (one per channel).")

@@ -8,12 +8,18 @@ record below never imports live play). A
 task carries the game id and the seq it expects; it re-locks the game and does
 nothing if the game has moved on, so a duplicate or late task is harmless.
 
+Only a server bot's turn sends a task. A turn deadline sends nothing: the turn
+clock (``live.clock``, run by beat every ``CLOCK_INTERVAL_SECONDS``) reads the
+due deadlines from the database and plays them.
+
 A task is only a reminder: what is due lives in the database
-(``live.turns``). A task lost with a killed worker, a restarted
+(``live.turns``). A bot's task lost with a killed worker, a restarted
 broker or a broker that was down when the move committed is sent again by
 ``resend``: by the periodic sweep (``ops.tasks.sweep``: whatever is overdue) and
 by every worker when it starts or reconnects to the broker (``ops.worker``:
-everything pending, with countdowns to when it is due).
+every pending bot turn, with countdowns to when it is due). The sweep also sends
+a turn clock's own task (``TURN_CLOCK_TASK``) for a deadline ``CLOCK_GRACE`` past
+due: the clock is not running.
 
 Tasks are sent by name (``BOT_TURN_TASK``, ``TURN_CLOCK_TASK``): the games
 services must not import the tasks that call them (``live.tasks`` is above
@@ -45,6 +51,9 @@ MAX_COUNTDOWN_SECONDS = 600
 # The sweep leaves a bot turn this long past its due time before re-sending it
 # (its own task is normally on its way).
 BOT_GRACE = timedelta(seconds=5)
+# ... and a turn clock this long past its deadline (the clock plays it within a
+# second when it runs: this one is left over, beat or the clock is not running).
+CLOCK_GRACE = timedelta(seconds=5)
 #: The names the follow-up tasks are registered under (both in ``live.tasks``; the bot
 #: turn's name is kept from when the task lived in the ``bots`` app).
 BOT_TURN_TASK = "bots.play_bot_turn"
@@ -60,7 +69,8 @@ BROKER = Breaker("the Celery broker")
 
 
 def after_commit(plan: FollowUp) -> None:
-    """Tell listeners the game moved, then send the follow-up task (if any)."""
+    """Tell listeners the game moved, then send the bot's task if a server bot is
+    to move (a turn deadline needs none: ``live.clock`` reads it)."""
     for source in plan.move_sources:
         metrics.labelled(metrics.MOVES_ACCEPTED, source).inc()
     try:
@@ -82,10 +92,6 @@ def after_commit(plan: FollowUp) -> None:
         log.exception("could not publish game %s seq %s", plan.game_id, plan.seq)
     if plan.bot_turn:
         _send(BOT_TURN_TASK, plan.game_id, plan.seq, plan.bot_delay_ms / 1000)
-    elif plan.deadline is not None:
-        countdown = max(0.0, (plan.deadline - timezone.now()).total_seconds())
-        if countdown <= MAX_COUNTDOWN_SECONDS:
-            _send(TURN_CLOCK_TASK, plan.game_id, plan.seq, countdown)
 
 
 #: The events by which an open table leaves the lobby.
@@ -156,14 +162,14 @@ def resend(turns: Iterable[PendingTurn], *, now: datetime | None = None) -> int:
 
 
 def resend_overdue(*, now: datetime | None = None) -> int:
-    """The sweep: re-send what is overdue - a turn clock past its deadline, a bot
-    turn ``BOT_GRACE`` past its due time. Returns how many were sent."""
+    """The sweep: re-send what is overdue - a bot turn ``BOT_GRACE`` past its due
+    time, a turn clock ``CLOCK_GRACE`` past its deadline. Returns how many were sent."""
     now = now or timezone.now()
-    return resend(turns.overdue_turns(now=now, bot_grace=BOT_GRACE), now=now)
+    return resend(turns.overdue_turns(now=now, bot_grace=BOT_GRACE, clock_grace=CLOCK_GRACE), now=now)
 
 
 def resend_pending() -> int:
-    """A worker that starts (or reconnects): re-send every pending bot turn and
-    clock, so nothing that the last worker held or the broker lost waits for the
-    sweep - or for ever, if beat is not running."""
-    return resend(turns.pending_turns())
+    """A worker that starts (or reconnects): re-send every pending bot turn, so
+    none that the last worker held or the broker lost waits for the sweep. (Turn
+    clocks have no task to lose: the clock reads them from the database.)"""
+    return resend(t for t in turns.pending_turns() if t.kind == "bot")

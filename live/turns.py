@@ -44,8 +44,13 @@ def pending_turns() -> list[PendingTurn]:
     return found
 
 
-def overdue_turns(*, now: datetime | None = None, bot_grace: timedelta = timedelta(seconds=5)) -> list[PendingTurn]:
-    """Pending turns whose follow-up work seems lost: a turn deadline passed, or a
-    bot to move with no move for ``bot_grace`` past its delay."""
+def overdue_turns(
+    *,
+    now: datetime | None = None,
+    bot_grace: timedelta = timedelta(seconds=5),
+    clock_grace: timedelta = timedelta(0),
+) -> list[PendingTurn]:
+    """Pending turns whose follow-up work seems lost: a turn deadline ``clock_grace``
+    past, or a bot to move with no move for ``bot_grace`` past its delay."""
     now = now or timezone.now()
-    return [t for t in pending_turns() if t.due_at + (bot_grace if t.kind == "bot" else timedelta(0)) < now]
+    return [t for t in pending_turns() if t.due_at + (bot_grace if t.kind == "bot" else clock_grace) < now]

@@ -9,6 +9,8 @@ sentence for the person on call:
 * ``broker`` - the Celery broker can be reached (Redis, or the embedded folder).
 * ``workers`` - at least one worker recorded a heartbeat recently.
 * ``sweep`` - the periodic sweep ran recently (beat is running).
+* ``clock`` - the turn clock ran recently (beat and a worker are running), and
+  every timeout it found due it could play.
 * ``turns`` - no bot turn or turn clock is overdue by more than a few seconds.
 
 Every check runs on every call (nothing is cached), each with a short timeout.
@@ -28,7 +30,7 @@ from django.utils import timezone
 from core.redisconn import master_address, redis_client
 from live import turns
 from ops.models import Heartbeat, HeartbeatKind
-from ops.tasks import SWEEP
+from ops.tasks import CLOCK, SWEEP
 
 PING_TIMEOUT_SECONDS = 0.5
 
@@ -168,6 +170,33 @@ def _sweep(now: datetime) -> dict[str, Any]:
     return {"ok": ok, "detail": detail, "last_run": last, "interval_seconds": settings.SWEEP_INTERVAL_SECONDS}
 
 
+def _clock(now: datetime) -> dict[str, Any]:
+    beat = Heartbeat.objects.filter(name=CLOCK).first()
+    last = beat.seen_at if beat else None
+    detail_of_run: dict[str, Any] = beat.detail if beat else {}
+    failed = int(detail_of_run.get("failed") or 0)
+    age = None if last is None else (now - last).total_seconds()
+    running = age is not None and age <= settings.HEALTH_CLOCK_STALE_SECONDS
+    if not running:
+        since = "has never run" if age is None else f"last ran {age:.0f} s ago"
+        detail = (
+            f"The turn clock {since}: are beat and a worker running? Turn deadlines pass without a "
+            "timeout until it runs (the sweep plays them late if it runs)."
+        )
+    elif failed:
+        detail = f"The turn clock ran {age:.1f} s ago but could not play {failed} timeout(s): see the worker's log."
+    else:
+        detail = f"The turn clock ran {age:.1f} s ago."
+    return {
+        "ok": running and not failed,
+        "detail": detail,
+        "last_run": last,
+        "interval_seconds": settings.CLOCK_INTERVAL_SECONDS,
+        "fired": detail_of_run.get("fired"),
+        "failed": failed if beat else None,
+    }
+
+
 def _turns(now: datetime) -> dict[str, Any]:
     late_after = timedelta(seconds=settings.HEALTH_TURN_LATE_SECONDS)
     pending = turns.pending_turns()
@@ -206,11 +235,18 @@ def report() -> dict[str, Any]:
     database_ok = checks["database"]["ok"]
     unknown = {"ok": False, "detail": "Unknown: the database does not answer."}
     if database_ok:
-        checks.update(workers=_workers(now), sweep=_sweep(now), turns=_turns(now))
+        checks.update(workers=_workers(now), sweep=_sweep(now), clock=_clock(now), turns=_turns(now))
     else:
         checks.update(
             workers={**unknown, "last_heartbeat": None, "alive": []},
             sweep={**unknown, "last_run": None, "interval_seconds": settings.SWEEP_INTERVAL_SECONDS},
+            clock={
+                **unknown,
+                "last_run": None,
+                "interval_seconds": settings.CLOCK_INTERVAL_SECONDS,
+                "fired": None,
+                "failed": None,
+            },
             turns={**unknown, "pending": None, "due": None, "late": None, "oldest_late_seconds": None},
         )
     problems = [check["detail"] for check in checks.values() if not check["ok"]]

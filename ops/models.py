@@ -8,6 +8,7 @@ from django.db import models
 class HeartbeatKind(models.TextChoices):
     WORKER = "worker", "Celery worker"
     SWEEP = "sweep", "periodic sweep (beat)"
+    CLOCK = "clock", "turn clock (beat)"
     SUPERVISOR = "supervisor", "manage.py serve"
 
 

@@ -55,6 +55,13 @@ class HealthSweepOutput(HealthCheckOutput):
     interval_seconds = FloatField(help_text="How often beat schedules the sweep.")
 
 
+class HealthClockOutput(HealthCheckOutput):
+    last_run = serializers.DateTimeField(allow_null=True, help_text="When the turn clock last ran.")
+    interval_seconds = FloatField(help_text="How often beat runs the turn clock.")
+    fired = serializers.IntegerField(allow_null=True, help_text="Timeouts its last run played.")
+    failed = serializers.IntegerField(allow_null=True, help_text="Timeouts its last run could not play (logged).")
+
+
 class HealthTurnsOutput(HealthCheckOutput):
     pending = serializers.IntegerField(allow_null=True, help_text="Running games waiting for a bot or a turn clock.")
     due = serializers.IntegerField(allow_null=True, help_text="... of which due now.")
@@ -68,6 +75,7 @@ class HealthChecksOutput(serializers.Serializer):
     broker = HealthBrokerOutput()
     workers = HealthWorkersOutput()
     sweep = HealthSweepOutput()
+    clock = HealthClockOutput()
     turns = HealthTurnsOutput()
 
 

@@ -86,6 +86,9 @@ ANALYSIS_TIME_LIMIT = env.int("ANALYSIS_TIME_LIMIT", default=600)  # seconds one
 ANALYSIS_STALE_SECONDS = env.int("ANALYSIS_STALE_SECONDS", default=120)
 # The sweep re-sends every lost timer and bot turn (ops.tasks.sweep).
 SWEEP_INTERVAL_SECONDS = env.float("SWEEP_INTERVAL_SECONDS", default=2.0)
+# The turn clock (ops.clock -> live.clock) plays the due turn deadlines this often:
+# a timeout comes at most about this late (no task is sent per move).
+CLOCK_INTERVAL_SECONDS = env.float("CLOCK_INTERVAL_SECONDS", default=0.5)
 # Timed suspensions and mutes are lifted this often (moderation.tasks.sanctions_expire).
 SANCTIONS_INTERVAL_SECONDS = env.float("SANCTIONS_INTERVAL_SECONDS", default=30.0)
 # Pending challenges whose time is up become expired (challenges.tasks); answers and
@@ -95,6 +98,11 @@ CHALLENGE_EXPIRY_INTERVAL_SECONDS = env.float("CHALLENGE_EXPIRY_INTERVAL_SECONDS
 # Quick play's matcher also runs this often (besides the task each seek sends).
 MATCHMAKING_INTERVAL_SECONDS = env.float("MATCHMAKING_INTERVAL_SECONDS", default=2.0)
 CELERY_BEAT_SCHEDULE = {
+    "turn-clock": {
+        "task": "ops.clock",
+        "schedule": CLOCK_INTERVAL_SECONDS,
+        "options": {"expires": max(2.0, 4 * CLOCK_INTERVAL_SECONDS)},
+    },
     "sweep-overdue-games": {"task": "ops.sweep", "schedule": SWEEP_INTERVAL_SECONDS, "options": {"expires": 30}},
     "moderation-sanctions-expire": {
         "task": "moderation.sanctions_expire",

@@ -271,6 +271,21 @@ def test_resigning_on_your_turn_sends_the_bot_at_once(make_table, django_capture
     assert sent == [(dispatch.BOT_TURN_TASK, table.game_id, table.game().seq)]
 
 
+def test_a_move_that_starts_a_turn_clock_sends_no_task(make_table, django_capture_on_commit_callbacks, monkeypatch):
+    """The next player's deadline is written with the move, and nothing is sent to the
+    broker for it: the turn clock (live.clock) reads the deadlines from the database."""
+    from config.celery import app as celery_app
+
+    table = make_table(setup=PLAY_SETUP, turn_time_limit=60)
+    sent = []
+    monkeypatch.setattr(celery_app, "send_task", lambda name, args, **options: sent.append((name, *args)))
+    with django_capture_on_commit_callbacks(execute=True):
+        ok(submit(table, 1, play("6-1", "e1")), 201)
+    game = table.game()
+    assert game.turn_seat == 0 and game.turn_deadline is not None
+    assert sent == []
+
+
 def test_resign_refusals(make_table, people):
     lobby = make_table(start=False)
     refused(lobby.clients[1].post(lobby.action("resign")), 409, "game_not_started")

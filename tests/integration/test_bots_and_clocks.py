@@ -3,6 +3,7 @@ against the real PostgreSQL test database. Nothing here is eager or mocked."""
 
 from __future__ import annotations
 
+import functools
 from datetime import timedelta
 
 import psycopg
@@ -80,7 +81,7 @@ def test_a_human_and_three_bots_finish_driven_only_by_the_human(make_player, sta
 
 
 def test_turn_clock_fires_on_time_and_hands_the_seat_to_a_bot_after_three(make_player, start_worker):
-    start_worker()
+    start_worker(beat=True)  # beat runs the turn clock (ops.clock) every CLOCK_INTERVAL_SECONDS
     alice, bob = make_player("alice"), make_player("bob")
     game = services.game_create(creator=alice, ruleset={"set_max": 6, "players": 2, "rounds": 1}, turn_time_limit=1)
     services.game_join(game_id=game.pk, player=bob)
@@ -93,9 +94,9 @@ def test_turn_clock_fires_on_time_and_hands_the_seat_to_a_bot_after_three(make_p
         lambda: Move.objects.filter(game=game, source=MoveSource.TIMEOUT).first(), timeout=10, what="the first timeout"
     )
     lateness = (first.created_at - deadline).total_seconds()
-    # Not early: the service refuses a clock before its deadline. Not late: only the task's own
-    # countdown can fire it here (no beat, no sweep), a few hundredths of a second late even with
-    # both cores busy; 2 s after a 1-s clock is still "on time" to a player.
+    # Not early: the service refuses a clock before its deadline. Not late: the clock runs every
+    # 0.5 s (0.1-0.6 s late measured with both cores busy); 2 s after a 1-s clock is still
+    # "on time" to a player.
     assert 0 <= lateness < 2.0, f"the clock fired {lateness:.2f} s after the deadline"
     assert first.seat == absent
 
@@ -111,11 +112,11 @@ def test_turn_clock_fires_on_time_and_hands_the_seat_to_a_bot_after_three(make_p
         assert "seat_handed_to_bot" in types
 
 
-def test_sweep_recovers_a_lost_timer(make_player, start_worker):
-    # The worker is up first: it re-sends pending work when it starts, so only the sweep can find this timer.
-    start_worker(beat=True)  # beat runs the sweep every second (SWEEP_INTERVAL_SECONDS=1)
+def test_a_deadline_set_while_the_broker_was_away_fires_on_time(make_player, start_worker):
+    # Nothing is sent for a deadline: the clock reads it from the database.
+    start_worker(beat=True)
     alice, bob = make_player("alice"), make_player("bob")
-    with use_broker("memory://"):  # the timer task is lost: sent where no worker listens
+    with use_broker("memory://"):  # whatever the move sends goes where no worker listens
         game = services.game_create(creator=alice, ruleset={"set_max": 6, "players": 2, "rounds": 1}, turn_time_limit=1)
         services.game_join(game_id=game.pk, player=bob)
         services.game_start(game_id=game.pk, by=alice)
@@ -124,12 +125,72 @@ def test_sweep_recovers_a_lost_timer(make_player, start_worker):
     move = wait_for(
         lambda: Move.objects.filter(game=game, source=MoveSource.TIMEOUT).first(),
         timeout=20,
-        what="the sweep to fire the lost timer",
+        what="the clock to fire the deadline",
     )
     lateness = (move.created_at - game.turn_deadline).total_seconds()
-    # The sweep runs every second: about 1 s late (0.8-0.95 s measured with both cores busy);
-    # 5 s is five sweeps.
-    assert lateness < 5.0, f"recovered {lateness:.2f} s after the deadline"
+    assert 0 <= lateness < 2.0, f"fired {lateness:.2f} s after the deadline"
+
+
+def clock_ok(client) -> bool:
+    return client.get("/api/v1/health/").json()["checks"]["clock"]["ok"]
+
+
+def test_the_clock_fires_after_its_worker_is_killed_and_another_started(
+    make_player, start_worker, api_client, settings
+):
+    """The worker with beat dies before the deadline: the health report says the clock
+    stopped, and the deadline fires once a new one runs (its beat takes the lease over
+    once the dead one's runs out, BEAT_LEASE_SECONDS)."""
+    settings.HEALTH_CLOCK_STALE_SECONDS = 2
+    doomed = start_worker(beat=True, name="doomed")
+    wait_for(lambda: clock_ok(api_client), timeout=30, what="the clock to run", explain=doomed.log)
+    alice, bob = make_player("alice"), make_player("bob")
+    game = services.game_create(creator=alice, ruleset={"set_max": 6, "players": 2, "rounds": 1}, turn_time_limit=2)
+    services.game_join(game_id=game.pk, player=bob)
+    services.game_start(game_id=game.pk, by=alice)
+    game.refresh_from_db()
+    doomed.kill()
+
+    wait_for(lambda: not clock_ok(api_client), timeout=10, what="the report to see the clock stopped")
+    assert not Move.objects.filter(game=game).exists()
+    rescuer = start_worker(beat=True, name="rescuer")
+    move = wait_for(
+        lambda: Move.objects.filter(game=game, source=MoveSource.TIMEOUT).first(),
+        timeout=settings.BEAT_LEASE_SECONDS + 30,
+        what="the new worker's clock to fire the deadline",
+        explain=rescuer.log,
+    )
+    late = (move.created_at - game.turn_deadline).total_seconds()
+    print(f"fired {late:.2f} s after the deadline, its worker killed before it")
+    assert late >= 0
+    wait_for(lambda: clock_ok(api_client), timeout=10, what="the report to see the clock again")
+
+
+def test_two_workers_with_beat_play_each_timeout_once(make_player, start_worker):
+    """Two workers, each with beat: one beat sends the clock (the lease), the runs go to
+    either worker, and every deadline is played once."""
+    first, second = start_worker(beat=True, name="one"), start_worker(beat=True, name="two")
+    tables = []
+    for n in range(4):
+        alice, bob = make_player(f"alice{n}"), make_player(f"bob{n}")
+        game = services.game_create(creator=alice, ruleset={"set_max": 6, "players": 2, "rounds": 1}, turn_time_limit=1)
+        services.game_join(game_id=game.pk, player=bob)
+        services.game_start(game_id=game.pk, by=alice)
+        tables.append(game)
+
+    def four_timeouts_each() -> bool:
+        return all(Move.objects.filter(game=g, source=MoveSource.TIMEOUT).count() >= 4 for g in tables)
+
+    wait_for(four_timeouts_each, timeout=60, what="four timeouts at every table")
+    # Three in a row hand a seat to a bot: the bots finish the tables.
+    for table in tables:
+        game = wait_for(functools.partial(finished, table.pk), timeout=60, what="the bots to finish the table")
+        timeouts = Move.objects.filter(game=game, source=MoveSource.TIMEOUT).count()
+        assert game.events.filter(type="turn_timed_out").count() == timeouts
+        assert_replays(game)
+    logs = first.log() + second.log()
+    assert logs.count("holds the lease") == 1, "both beats sent"
+    assert "ops.clock" in first.log() and "ops.clock" in second.log(), "one worker ran every clock"
 
 
 def blocked_on_a_lock(worker_name: str) -> bool:
@@ -177,7 +238,7 @@ def test_clocks_fire_on_time_while_the_worker_is_busy_with_strong_bots(make_play
     """One worker process, three tables of four `strong` bots playing at once, and a
     table whose two players never move (1-s clock, level `strong`): every timeout still
     comes within 2 s of its deadline, while the bots keep playing."""
-    start_worker()
+    start_worker(beat=True)
     host = make_player("host")
     busy = [
         bot_table(host, ruleset={"set_max": 6, "players": 4, "rounds": 2}, strategies=("strong",) * 4) for _ in range(3)

@@ -29,3 +29,13 @@ def test_the_holder_does_not_ask_again_before_its_renewal_is_due(django_assert_n
     assert lease.held()
     with django_assert_num_queries(0):
         assert lease.held()
+
+
+def test_a_holder_that_stops_gives_the_lease_up_at_once():
+    first, second = Lease("beat", seconds=10), Lease("beat", seconds=10)
+    assert first.held()
+    first.release()
+    assert not BeatLease.objects.filter(name="beat").exists()
+    assert second.held()  # no wait for the expiry
+    first.release()  # no longer holding: nothing to give up
+    assert BeatLease.objects.get(name="beat").holder == second.holder

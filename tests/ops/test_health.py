@@ -17,7 +17,7 @@ from games import services
 from games.models import Game
 from ops import heartbeats
 from ops.models import HeartbeatKind
-from ops.tasks import SWEEP
+from ops.tasks import CLOCK, SWEEP
 from tests.openapi_check import assert_matches_schema
 
 pytestmark = pytest.mark.django_db
@@ -28,11 +28,12 @@ NOBODY_LISTENS = "redis://127.0.0.1:1/0"
 
 @pytest.fixture
 def all_well(settings):
-    """A worker and the sweep seen just now; no Redis configured (the embedded mode)."""
+    """A worker, the sweep and the turn clock seen just now; no Redis configured (the embedded mode)."""
     settings.REDIS_URL = ""
     settings.CELERY_BROKER_URL = "memory://"
     heartbeats.record(kind=HeartbeatKind.WORKER, name="worker:w1@host", started_at=timezone.now(), pid=123)
     heartbeats.record(kind=HeartbeatKind.SWEEP, name=SWEEP, sent=0)
+    heartbeats.record(kind=HeartbeatKind.CLOCK, name=CLOCK, due=0, fired=0, failed=0, latest_lateness=None)
 
 
 def report(api_client, status: int) -> dict:
@@ -81,6 +82,26 @@ def test_beat_not_running(api_client, all_well, settings):
     body = report(api_client, 503)
     assert not body["checks"]["sweep"]["ok"]
     assert "last ran 300 s ago: is beat running" in body["checks"]["sweep"]["detail"]
+
+
+def test_the_turn_clock_not_running(api_client, all_well):
+    from ops.models import Heartbeat
+
+    assert report(api_client, 200)["checks"]["clock"]["ok"]
+    Heartbeat.objects.filter(name=CLOCK).update(seen_at=timezone.now() - timedelta(seconds=30))
+    body = report(api_client, 503)
+    assert body["status"] == "degraded"
+    assert body["problems"] == [body["checks"]["clock"]["detail"]]
+    assert "The turn clock last ran 30 s ago: are beat and a worker running?" in body["problems"][0]
+    Heartbeat.objects.filter(name=CLOCK).delete()
+    assert "The turn clock has never run" in report(api_client, 503)["checks"]["clock"]["detail"]
+
+
+def test_a_turn_clock_that_cannot_play_a_timeout(api_client, all_well):
+    heartbeats.record(kind=HeartbeatKind.CLOCK, name=CLOCK, due=3, fired=2, failed=1, latest_lateness=0.3)
+    clock = report(api_client, 503)["checks"]["clock"]
+    assert (clock["ok"], clock["fired"], clock["failed"]) == (False, 2, 1)
+    assert "could not play 1 timeout(s): see the worker's log" in clock["detail"]
 
 
 def test_an_overdue_bot_turn(api_client, all_well, make_player):

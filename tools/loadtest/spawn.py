@@ -1,5 +1,6 @@
 """``--spawn``: a production-style server of the load test's own - the Procfile's
-web server and one Celery worker, DEBUG off, on PostgreSQL and Redis - started
+web server and one Celery worker with beat (the turn clock, the sweep: embedded,
+``-B``, so its CPU counts as the worker's), DEBUG off, on PostgreSQL and Redis - started
 before the run and stopped after it (``core.processes`` starts and stops them).
 With ``--compare-bare`` it runs under ``tools.loadtest.bare.settings`` (the
 project's settings plus the bare locked-write endpoint)."""
@@ -54,7 +55,7 @@ def spawned_server(
     env_overrides: dict[str, str] | None = None,
 ) -> Iterator[SpawnedServer]:
     """The Procfile's web server (gunicorn with ``config/gunicorn.conf.py``) with
-    ``web_workers`` processes, and one Celery worker, DEBUG off,
+    ``web_workers`` processes, and one Celery worker with beat embedded, DEBUG off,
     on ``DATABASE_URL`` / ``REDIS_URL`` (or local defaults); migrates first. At the
     end each process group gets SIGTERM, and SIGKILL after ``STOP_SECONDS``.
     ``settings_module``: run everything (the migration too, with ``--run-syncdb``
@@ -96,7 +97,9 @@ def spawned_server(
             ("web", gunicorn_command(f"{host}:{port}", workers=web_workers)),
             (
                 "worker",
-                celery_command("worker", pool="prefork", concurrency=1),
+                celery_command(
+                    "worker", "-B", "-s", str(log_dir / "celerybeat-schedule"), pool="prefork", concurrency=1
+                ),
             ),
         ):
             # The web processes take a connection pool (gunicorn.conf.py); the worker does not.

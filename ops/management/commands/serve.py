@@ -2,8 +2,8 @@
 
 Runs four supervised processes (``ops.supervisor``): the web server (uvicorn),
 a Celery worker (bots, turn clocks), a Celery worker for game analyses (their own
-queue, ``ANALYSIS_QUEUE``) and Celery beat (the sweep that re-sends lost
-work). Without REDIS_URL the broker is a folder on disk (``core.brokers``). A
+queue, ``ANALYSIS_QUEUE``) and Celery beat (the turn clock's runs, the sweep
+that re-sends lost work). Without REDIS_URL the broker is a folder on disk (``core.brokers``). A
 process that dies is logged with its reason and started again; Ctrl-C or
 SIGTERM stops them all, leaving nothing behind. What the supervisor sees is also
 in the health report (``/api/v1/health/``, ``supervised``). A real deployment
