@@ -34,7 +34,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 import orjson
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import Field, Model
 from django.utils import timezone
 
@@ -235,13 +235,16 @@ def _write(game: Game, fields: list[str], moves: list[Move], events: list[Event]
         Event.objects.bulk_create(events)
         game.save(update_fields=fields)
         return
+    # The connection itself, not the ``connection`` proxy, which looks it up in a
+    # context-local store on every attribute: once here, not once a value.
+    db = connections[DEFAULT_DB_ALIAS]
     params = []
     for model, rows in ((Move, moves), (Event, events)):
         columns = _insert_columns(model)
-        params += [f.get_db_prep_save(getattr(row, f.attname), connection) for row in rows for f in columns]
+        params += [f.get_db_prep_save(getattr(row, f.attname), db) for row in rows for f in columns]
     targets = [_field(Game, name) for name in fields]
-    params += [f.get_db_prep_save(getattr(game, f.attname), connection) for f in targets]
-    with connection.cursor() as cursor:
+    params += [f.get_db_prep_save(getattr(game, f.attname), db) for f in targets]
+    with db.cursor() as cursor:
         cursor.execute(_write_sql(tuple(fields), len(moves), len(events)), [*params, game.pk])
 
 
@@ -354,12 +357,13 @@ def _converters(model: type[Model], names: list[str]) -> list[tuple[int, list[An
 
 def _from_row(model: type[Model], names: list[str], values: list[Any], converters: list[Any]) -> Any:
     """A ``model`` instance of a row read with a plain cursor (the ORM's conversions applied)."""
+    db = connections[DEFAULT_DB_ALIAS]
     for position, functions, column in converters:
         value = values[position]
         for function in functions:
-            value = function(value, column, connection)
+            value = function(value, column, db)
         values[position] = value
-    return model.from_db(connection.alias, names, values)
+    return model.from_db(DEFAULT_DB_ALIAS, names, values)
 
 
 @lru_cache(maxsize=1)
@@ -407,7 +411,7 @@ def _lock_with_seats(game_id: int, replay_of: tuple[int, str] | None) -> tuple[G
         return game, *_seats_and_replay(game, replay_of)
     sql, game_names, converters = _lock_with_seats_sql()
     actor_id, key = replay_of if replay_of is not None else (None, "")
-    with connection.cursor() as cursor:
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
         cursor.execute(sql, [actor_id, key, game_id])
         row = cursor.fetchone()
     if row is None:
@@ -415,14 +419,14 @@ def _lock_with_seats(game_id: int, replay_of: tuple[int, str] | None) -> tuple[G
     count = len(game_names)
     game = _from_row(Game, game_names, list(row[:count]), converters)
     creator, rows, replayed, unchanged = row[count:]
-    game.creator = User.from_db(connection.alias, list(_PLAYER_FIELDS), [game.creator_id, *orjson.loads(creator)])
+    game.creator = User.from_db(DEFAULT_DB_ALIAS, list(_PLAYER_FIELDS), [game.creator_id, *orjson.loads(creator)])
     if not unchanged:
         return game, *_seats_and_replay(game, replay_of)
     seats = []
     for *values, player in orjson.loads(rows):
-        seat = Seat.from_db(connection.alias, list(_SEAT_FIELDS), values)
+        seat = Seat.from_db(DEFAULT_DB_ALIAS, list(_SEAT_FIELDS), values)
         seat.game = game
-        seat.player = None if player is None else User.from_db(connection.alias, list(_PLAYER_FIELDS), player)
+        seat.player = None if player is None else User.from_db(DEFAULT_DB_ALIAS, list(_PLAYER_FIELDS), player)
         seats.append(seat)
     return game, seats, replayed
 
