@@ -16,6 +16,8 @@
   unknown URL, and the HTML pages Django shows for errors when DEBUG is on.
 * ``ContentSecurityPolicy`` - django-csp's middleware, the policy's header text
   built once (per settings) rather than for every answer.
+* ``PageMessages`` - Django's messages (the admin's "saved" notes, kept in the
+  session or a cookie between pages) for pages, not for the API.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from csp.constants import HEADER, HEADER_REPORT_ONLY
 from csp.middleware import CheckableLazyObject, CSPMiddleware
 from csp.utils import build_policy
 from django.conf import settings
+from django.contrib.messages.middleware import MessageMiddleware
 from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.core.signals import setting_changed
 from django.dispatch import receiver
@@ -204,3 +207,16 @@ def _csp_policy(report_only: bool) -> tuple[str, tuple[str, ...]]:
 def _csp_settings_changed(*, setting: str, **kwargs: Any) -> None:
     if setting.startswith("CONTENT_SECURITY_POLICY"):
         _csp_policy.cache_clear()
+
+
+class PageMessages(MessageMiddleware):
+    """Django's messages middleware, which gives every request a message store
+    (a cookie's and the session's) and settles it on the answer: under ``/api/``
+    nothing adds or shows a message (they are the admin's and the pages'), so an
+    API request gets none, as if it had none queued - and a message a page queued
+    waits, untouched, for the next page."""
+
+    def process_request(self, request: HttpRequest) -> None:
+        if not request.path_info.startswith(API_PREFIX):
+            super().process_request(request)
+        # (Django's process_response leaves a request without a store alone.)
