@@ -229,9 +229,10 @@ def _shallow(instance: Any) -> Any:
     """What ``copy.copy`` makes of a model instance (``Model.__getstate__``): its
     fields, and its ``_state`` copied with its cache of related objects - without
     the pickle protocol's round trip around it (``__reduce__``, the model looked up
-    by name, ``__setstate__``'s version check, ``copy.copy`` of the state), which
-    took most of a cached token's lookup. A field held as a ``memoryview`` (none of
-    these models has one) takes ``copy.copy``."""
+    by name, ``__setstate__``'s version check, ``copy.copy`` of the state): most
+    of a cached token's lookup (docs/performance.md, "Measurements behind the
+    code"). A field held as a ``memoryview`` (none of these models has one) takes
+    ``copy.copy``."""
     if any(isinstance(value, memoryview) for value in instance.__dict__.values()):
         return copy.copy(instance)
     clone = object.__new__(type(instance))

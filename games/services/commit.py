@@ -240,8 +240,8 @@ def _new_row(model: type[_M], related: dict[str, Model | None], **values: Any) -
     made as ``Model.__init__`` makes it: ``values`` holds every column by its
     attribute name (a relation's id: ``game_id``), and ``related`` the related
     objects, kept in the instance's cache as assigning them keeps them - without
-    ``__init__``'s walk over the model's fields and keyword arguments, which took
-    a move's rows (a move and its events, every move) tens of microseconds each.
+    ``__init__``'s walk over the model's fields and keyword arguments, a cost of
+    every move's rows (docs/performance.md, "Measurements behind the code").
     ``pre_init``/``post_init`` go unsent while nothing listens to them (nothing
     does); once something does, the rows are made by ``__init__`` again.
     ``tests/api/test_move_statements.py`` holds the two ways equal."""
