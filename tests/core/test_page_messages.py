@@ -4,17 +4,21 @@ a note a page queued waits for the next page, whatever API requests come between
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.sessions.middleware import SessionMiddleware
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.test import RequestFactory
 
 from core.middleware import PageMessages
 
 
-def _serve(request: HttpRequest, view: object) -> HttpResponse:
+def _serve(request: HttpRequest, view: Any) -> HttpResponseBase:
     SessionMiddleware(lambda r: HttpResponse()).process_request(request)
-    return PageMessages(view)(request)  # type: ignore[arg-type]
+    answer = PageMessages(view)(request)
+    assert isinstance(answer, HttpResponseBase)
+    return answer
 
 
 def test_a_note_queued_by_a_page_waits_through_api_requests_for_the_next_page() -> None:
