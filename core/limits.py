@@ -23,8 +23,10 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from django.core.cache import cache
+from django.core.cache import DEFAULT_CACHE_ALIAS, BaseCache, caches
+from django.core.signals import setting_changed
 from django.db import connection
+from django.dispatch import receiver
 from django.utils.crypto import salted_hmac
 
 from core import metrics
@@ -75,9 +77,36 @@ class Limit:
             before = RateCounter.objects.filter(key=counter, period=period - 1).values_list("count", flat=True)
             return current, before.first() or 0
         key, previous = f"{counter}:{period}", f"{counter}:{period - 1}"
+        cache = _cache()
         if hasattr(cache, "count_window"):  # Redis (core.cache): one round trip
             return cache.count_window(key, previous, timeout=2 * seconds)
         return count_in(cache, key, previous, timeout=2 * seconds)
+
+
+_shared: dict[str, BaseCache] = {}
+
+
+def _cache() -> BaseCache:
+    """The default cache, one object for the whole process.
+
+    ``django.core.cache.cache`` is one object per request context, and the web
+    processes serve every request in a context of its own (``core.wsgi_bridge``),
+    so through it every rate-limited request built the cache object, its Redis
+    client and its in-memory fallback anew, and closed them at its end
+    (docs/performance.md). The object holds no state of a request: its Redis
+    clients are shared by the process already (``core.cache``) and its fallback
+    (``LocMemCache``) locks; so one serves every thread. A change of ``CACHES``
+    (tests) makes a new one."""
+    handle = _shared.get(DEFAULT_CACHE_ALIAS)
+    if handle is None:
+        handle = _shared[DEFAULT_CACHE_ALIAS] = caches.create_connection(DEFAULT_CACHE_ALIAS)
+    return handle
+
+
+@receiver(setting_changed)
+def _caches_changed(*, setting: str, **kwargs: object) -> None:
+    if setting == "CACHES":
+        _shared.clear()
 
 
 def _wait(allowed: int, previous: int, current: int, into: float, seconds: int) -> float:

@@ -14,15 +14,27 @@
   it: a path with control characters (refused before any view or database sees
   it), a body over ``API_MAX_BODY_BYTES`` (413), a host not in ALLOWED_HOSTS, an
   unknown URL, and the HTML pages Django shows for errors when DEBUG is on.
+* ``ContentSecurityPolicy`` - django-csp's middleware, the policy's header text
+  built once (per settings) rather than for every answer.
+* ``PageMessages`` - Django's messages (the admin's "saved" notes, kept in the
+  session or a cookie between pages) for pages, not for the API.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from typing import Any
 
+from csp.constants import HEADER, HEADER_REPORT_ONLY
+from csp.middleware import CheckableLazyObject, CSPMiddleware
+from csp.utils import build_policy
 from django.conf import settings
+from django.contrib.messages.middleware import MessageMiddleware
 from django.core.exceptions import DisallowedHost, RequestDataTooBig
-from django.http import HttpRequest, HttpResponse
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.translation import gettext as _
 
 from core.problems import PROBLEM_CONTENT_TYPE, Problem, problem_json_response
@@ -135,3 +147,76 @@ def _too_large() -> HttpResponse:
 def _is_json(response: HttpResponse) -> bool:
     content_type = response.get("Content-Type", "")
     return content_type.startswith(("application/json", PROBLEM_CONTENT_TYPE, "text/event-stream"))
+
+
+#: The attributes django-csp's decorators (``csp_update``, ``csp_replace`` ...) set
+#: on a response whose policy differs from the settings' one.
+_CSP_PER_RESPONSE = (
+    "_csp_config",
+    "_csp_update",
+    "_csp_replace",
+    "_csp_config_ro",
+    "_csp_update_ro",
+    "_csp_replace_ro",
+)
+
+
+class ContentSecurityPolicy(CSPMiddleware):
+    """django-csp's middleware, which builds the policy's text from the settings
+    afresh for every answer (the directives walked, copied and joined, twice: the
+    policy and the report-only one): here it is built once and kept until the
+    settings change (``setting_changed``). An answer whose policy is its own - a
+    nonce asked for by the request, a ``csp_update``/``csp_replace``/``csp_exempt``
+    on the view - goes through django-csp's own code, unchanged."""
+
+    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        if getattr(request, "_csp_nonce", None) is not None or any(
+            getattr(response, name, None) is not None for name in _CSP_PER_RESPONSE
+        ):
+            return super().process_response(request, response)
+        if response.status_code in (500, 404) and settings.DEBUG:  # django-csp leaves Django's debug pages alone
+            return response
+        for header, report_only, exempt in (
+            (HEADER, False, "_csp_exempt"),
+            (HEADER_REPORT_ONLY, True, "_csp_exempt_ro"),
+        ):
+            policy, excluded = _csp_policy(report_only)
+            if (
+                policy
+                and header not in response
+                and getattr(response, exempt, False) is False
+                and not request.path_info.startswith(excluded)
+            ):
+                response[header] = policy
+        # As django-csp does: a nonce asked for after the header is written is an error.
+        request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)  # type: ignore[attr-defined]
+        return response
+
+
+@functools.cache
+def _csp_policy(report_only: bool) -> tuple[str, tuple[str, ...]]:
+    """The settings' policy (or report-only policy) as its header's text, and the
+    path prefixes it is not sent on."""
+    policy = getattr(
+        settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY" if report_only else "CONTENT_SECURITY_POLICY", None
+    )
+    return build_policy(report_only=report_only), tuple((policy or {}).get("EXCLUDE_URL_PREFIXES", None) or ())
+
+
+@receiver(setting_changed)
+def _csp_settings_changed(*, setting: str, **kwargs: Any) -> None:
+    if setting.startswith("CONTENT_SECURITY_POLICY"):
+        _csp_policy.cache_clear()
+
+
+class PageMessages(MessageMiddleware):
+    """Django's messages middleware, which gives every request a message store
+    (a cookie's and the session's) and settles it on the answer: under ``/api/``
+    nothing adds or shows a message (they are the admin's and the pages'), so an
+    API request gets none, as if it had none queued - and a message a page queued
+    waits, untouched, for the next page."""
+
+    def process_request(self, request: HttpRequest) -> None:
+        if not request.path_info.startswith(API_PREFIX):
+            super().process_request(request)
+        # (Django's process_response leaves a request without a store alone.)

@@ -214,9 +214,34 @@ class TokenCache:
 
 def _copy(token: ApiToken) -> ApiToken:
     user: User = token.user
-    token = copy.copy(token)
-    token.user = copy.copy(user)
+    token = _shallow(token)
+    # The relation's cache set as ``token.user = ...`` sets it, without that
+    # assignment's checks (the account's model, the database routers): it is the
+    # same account, copied.
+    _TOKEN_USER.set_cached_value(token, _shallow(user))
     return token
+
+
+_TOKEN_USER = ApiToken._meta.get_field("user")
+
+
+def _shallow(instance: Any) -> Any:
+    """What ``copy.copy`` makes of a model instance (``Model.__getstate__``): its
+    fields, and its ``_state`` copied with its cache of related objects - without
+    the pickle protocol's round trip around it (``__reduce__``, the model looked up
+    by name, ``__setstate__``'s version check, ``copy.copy`` of the state): most
+    of a cached token's lookup (docs/performance.md, "Measurements behind the
+    code"). A field held as a ``memoryview`` (none of these models has one) takes
+    ``copy.copy``."""
+    if any(isinstance(value, memoryview) for value in instance.__dict__.values()):
+        return copy.copy(instance)
+    clone = object.__new__(type(instance))
+    clone.__dict__.update(instance.__dict__)
+    state = object.__new__(type(instance._state))
+    state.__dict__.update(instance._state.__dict__)
+    state.fields_cache = instance._state.fields_cache.copy()
+    clone._state = state
+    return clone
 
 
 def _text(value: Any) -> str:

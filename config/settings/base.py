@@ -57,7 +57,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "players.admin_gate.SecondFactorGate",  # no admin page before the second factor's code
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "core.middleware.PageMessages",  # Django's messages, for pages (none under /api/)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 

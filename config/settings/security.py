@@ -62,8 +62,11 @@ PASSWORD_HASHERS = [
 # Nothing inline (no <script>/<style> elements, style="" or on*= attributes), nothing
 # from another host, no nonce; Redoc's page alone adds the hashes of the <style>
 # elements its bundle writes (core.csp.REDOC_STYLE_HASHES). Violations are posted to
-# /csp-report/ (core.csp), logged and rate-limited.
-MIDDLEWARE.insert(MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1, "csp.middleware.CSPMiddleware")
+# /csp-report/ (core.csp), logged and rate-limited. core.middleware.ContentSecurityPolicy
+# is django-csp's middleware with the header's text built once, not per answer.
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1, "core.middleware.ContentSecurityPolicy"
+)
 CSP_REPORT_URI = "/csp-report/"
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {

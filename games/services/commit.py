@@ -31,11 +31,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, router, transaction
 from django.db.models import Field, Model
+from django.db.models.base import ModelState
+from django.db.models.signals import post_init, pre_init
 from django.utils import timezone
 
 from core.errors import CoreCode
@@ -45,6 +47,8 @@ from games.engine import Move as EngineMove
 from games.errors import GameError
 from games.models import Event, Game, GameStatus, Move, Seat
 from players.models import User
+
+_M = TypeVar("_M", bound=Model)
 
 
 @dataclass
@@ -92,7 +96,18 @@ class GameChange:
         rows = []
         for data in payloads:
             self.game.seq += 1
-            rows.append(Event(game=self.game, seq=self.game.seq, type=data["type"], data=data, created_at=now))
+            rows.append(
+                _new_row(
+                    Event,
+                    {"game": self.game},
+                    id=None,
+                    game_id=self.game.pk,
+                    seq=self.game.seq,
+                    type=data["type"],
+                    data=data,
+                    created_at=now,
+                )
+            )
         self._new_events += rows
         self.events += rows
         self._fields.add("seq")
@@ -164,15 +179,18 @@ class GameChange:
         match = match or Match.from_dict(game.state)
         round_number = match.round_number
         payloads = match.apply(seat.number, move)
-        row = Move(
-            game=game,
+        row = _new_row(
+            Move,
+            {"game": game, "actor": actor},
+            id=None,
+            game_id=game.pk,
             number=match.move_count,
             seq=game.seq + 1,
             round=round_number,
             seat=seat.number,
             payload=EngineMove.from_dict(move).to_dict(),
             source=source,
-            actor=actor,
+            actor_id=None if actor is None else actor.pk,
             idempotency_key=idempotency_key,
             created_at=timezone.now(),
         )
@@ -217,6 +235,34 @@ class GameChange:
         )
 
 
+def _new_row(model: type[_M], related: dict[str, Model | None], **values: Any) -> _M:
+    """``model(game=..., ...)``, a new row of the commit path (a move, an event),
+    made as ``Model.__init__`` makes it: ``values`` holds every column by its
+    attribute name (a relation's id: ``game_id``), and ``related`` the related
+    objects, kept in the instance's cache as assigning them keeps them - without
+    ``__init__``'s walk over the model's fields and keyword arguments, a cost of
+    every move's rows (docs/performance.md, "Measurements behind the code").
+    ``pre_init``/``post_init`` go unsent while nothing listens to them (nothing
+    does); once something does, the rows are made by ``__init__`` again.
+    ``tests/api/test_move_statements.py`` holds the two ways equal."""
+    if pre_init.receivers or post_init.receivers:
+        return model(**{name: value for name, value in values.items() if name not in _related_ids(model)}, **related)
+    row = model.__new__(model)
+    row.__dict__.update(values)
+    row._state = ModelState()
+    row._state.fields_cache = dict(related)
+    for obj in related.values():
+        if obj is not None:  # the database a related object's assignment picks for the row
+            row._state.db = router.db_for_write(model, instance=obj)
+            break
+    return row
+
+
+@cache
+def _related_ids(model: type[Model]) -> frozenset[str]:
+    return frozenset(f.attname for f in model._meta.concrete_fields if f.is_relation)
+
+
 def _field(model: type[Model], name: str) -> Field[Any, Any]:
     """A concrete field of ``model`` (one with a column)."""
     field = model._meta.get_field(name)
@@ -235,13 +281,16 @@ def _write(game: Game, fields: list[str], moves: list[Move], events: list[Event]
         Event.objects.bulk_create(events)
         game.save(update_fields=fields)
         return
+    # The connection itself, not the ``connection`` proxy, which looks it up in a
+    # context-local store on every attribute: once here, not once a value.
+    db = connections[DEFAULT_DB_ALIAS]
     params = []
     for model, rows in ((Move, moves), (Event, events)):
         columns = _insert_columns(model)
-        params += [f.get_db_prep_save(getattr(row, f.attname), connection) for row in rows for f in columns]
+        params += [f.get_db_prep_save(getattr(row, f.attname), db) for row in rows for f in columns]
     targets = [_field(Game, name) for name in fields]
-    params += [f.get_db_prep_save(getattr(game, f.attname), connection) for f in targets]
-    with connection.cursor() as cursor:
+    params += [f.get_db_prep_save(getattr(game, f.attname), db) for f in targets]
+    with db.cursor() as cursor:
         cursor.execute(_write_sql(tuple(fields), len(moves), len(events)), [*params, game.pk])
 
 
@@ -354,12 +403,13 @@ def _converters(model: type[Model], names: list[str]) -> list[tuple[int, list[An
 
 def _from_row(model: type[Model], names: list[str], values: list[Any], converters: list[Any]) -> Any:
     """A ``model`` instance of a row read with a plain cursor (the ORM's conversions applied)."""
+    db = connections[DEFAULT_DB_ALIAS]
     for position, functions, column in converters:
         value = values[position]
         for function in functions:
-            value = function(value, column, connection)
+            value = function(value, column, db)
         values[position] = value
-    return model.from_db(connection.alias, names, values)
+    return model.from_db(DEFAULT_DB_ALIAS, names, values)
 
 
 @lru_cache(maxsize=1)
@@ -407,7 +457,7 @@ def _lock_with_seats(game_id: int, replay_of: tuple[int, str] | None) -> tuple[G
         return game, *_seats_and_replay(game, replay_of)
     sql, game_names, converters = _lock_with_seats_sql()
     actor_id, key = replay_of if replay_of is not None else (None, "")
-    with connection.cursor() as cursor:
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
         cursor.execute(sql, [actor_id, key, game_id])
         row = cursor.fetchone()
     if row is None:
@@ -415,14 +465,14 @@ def _lock_with_seats(game_id: int, replay_of: tuple[int, str] | None) -> tuple[G
     count = len(game_names)
     game = _from_row(Game, game_names, list(row[:count]), converters)
     creator, rows, replayed, unchanged = row[count:]
-    game.creator = User.from_db(connection.alias, list(_PLAYER_FIELDS), [game.creator_id, *orjson.loads(creator)])
+    game.creator = User.from_db(DEFAULT_DB_ALIAS, list(_PLAYER_FIELDS), [game.creator_id, *orjson.loads(creator)])
     if not unchanged:
         return game, *_seats_and_replay(game, replay_of)
     seats = []
     for *values, player in orjson.loads(rows):
-        seat = Seat.from_db(connection.alias, list(_SEAT_FIELDS), values)
+        seat = Seat.from_db(DEFAULT_DB_ALIAS, list(_SEAT_FIELDS), values)
         seat.game = game
-        seat.player = None if player is None else User.from_db(connection.alias, list(_PLAYER_FIELDS), player)
+        seat.player = None if player is None else User.from_db(DEFAULT_DB_ALIAS, list(_PLAYER_FIELDS), player)
         seats.append(seat)
     return game, seats, replayed
 

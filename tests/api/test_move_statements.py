@@ -93,3 +93,48 @@ def test_the_postgresql_statements_write_what_the_portable_path_writes(make_tabl
     first, second = (_record(t) for t in tables)
     assert '"moves": [{' in first and "tile_played" in first
     assert first == second
+
+
+def test_a_moves_rows_are_made_as_the_models_own_constructor_makes_them(make_player):
+    """``commit._new_row`` (a move's and its events' rows, without ``Model.__init__``)
+    gives the instance ``Move(game=..., actor=...)`` would: the same fields, the same
+    related objects at hand, nothing left to load; and it is ``__init__`` again once
+    something listens to ``post_init``."""
+    from django.db.models.signals import post_init
+    from django.utils import timezone
+
+    player = make_player("alice")
+    game = Game(id=12345, creator=player)  # a row's object, as the lock reads it
+    now = timezone.now()
+    columns = {"number": 1, "seq": 2, "round": 0, "seat": 1, "payload": {"type": "draw"}}
+    columns |= {"source": "player", "idempotency_key": "k", "created_at": now}
+    for actor in (player, None):
+        made = commit._new_row(
+            Move, {"game": game, "actor": actor}, id=None, game_id=game.pk, actor_id=actor and actor.pk, **columns
+        )
+        expected = Move(game=game, actor=actor, **columns)
+        assert {k: v for k, v in made.__dict__.items() if k != "_state"} == {
+            k: v for k, v in expected.__dict__.items() if k != "_state"
+        }
+        assert made._state.__dict__ == expected._state.__dict__  # adding, db, and the related objects' cache
+        assert made.game is game and made.actor is actor  # at hand, not read
+    event = commit._new_row(Event, {"game": game}, id=None, game_id=game.pk, seq=3, type="t", data={}, created_at=now)
+    expected_event = Event(game=game, seq=3, type="t", data={}, created_at=now)
+    assert {k: v for k, v in event.__dict__.items() if k != "_state"} == {
+        k: v for k, v in expected_event.__dict__.items() if k != "_state"
+    }
+    assert event._state.__dict__ == expected_event._state.__dict__
+
+    seen = []
+
+    def listener(sender, instance, **kwargs):
+        seen.append(instance)
+
+    post_init.connect(listener, sender=Event)
+    try:
+        event = commit._new_row(
+            Event, {"game": game}, id=None, game_id=game.pk, seq=4, type="t", data={}, created_at=now
+        )
+    finally:
+        post_init.disconnect(listener, sender=Event)
+    assert seen == [event] and event.game is game and event.seq == 4

@@ -13,6 +13,8 @@ import sys
 from typing import Any
 
 import pytest
+from csp.constants import NONE, SELF
+from csp.utils import build_policy
 from django.contrib.auth.hashers import make_password
 from django.test import Client
 
@@ -137,6 +139,29 @@ def test_every_page_carries_the_strict_policy(path: str) -> None:
     assert policy["report-uri"] == ["/csp-report/"]
     assert not any("unsafe" in source or "://" in source for sources in policy.values() for source in sources)
     assert answer["X-Frame-Options"] == "DENY" and answer["X-Content-Type-Options"] == "nosniff"
+
+
+@pytest.mark.django_db
+def test_the_policy_kept_between_answers_is_the_settings_one_and_follows_them(settings: Any) -> None:
+    """core.middleware.ContentSecurityPolicy builds the header once: it is django-csp's
+    own text, and a change of the settings (tests, a reload) is seen at once."""
+    assert _policy(Client().get("/api/v1/bots/")) == _policy_of(build_policy())
+    settings.CONTENT_SECURITY_POLICY = {"DIRECTIVES": {"default-src": [NONE], "report-uri": ["/csp-report/"]}}
+    assert _policy(Client().get("/api/v1/bots/")) == {"default-src": ["'none'"], "report-uri": ["/csp-report/"]}
+    settings.CONTENT_SECURITY_POLICY_REPORT_ONLY = {
+        "DIRECTIVES": {"img-src": [SELF]},
+        "EXCLUDE_URL_PREFIXES": ["/login/"],
+    }
+    answer = Client().get("/api/v1/bots/")
+    assert _policy_of(answer["Content-Security-Policy-Report-Only"]) == {
+        "img-src": ["'self'"],
+        "default-src": ["'self'"],
+    }
+    assert "Content-Security-Policy-Report-Only" not in Client().get("/login/")
+
+
+def _policy_of(text: str) -> dict[str, list[str]]:
+    return {words[0]: words[1:] for words in (part.strip().split() for part in text.split(";") if part.strip())}
 
 
 @pytest.mark.django_db
