@@ -80,7 +80,9 @@ from ratings.models import Rating, RatingChange
 from tools.seed_site import PASSWORD
 
 MOVE_RULESET = {"set_max": 9, "players": 2}
-PAGE = 50  # the leaderboard's page (PAGE_SIZE)
+#: The deep leaderboard pages' size: a full page on both databases (the empty one's
+#: board has 56 entries), at half the board's depth (or as deep as a full page goes).
+DEEP_PAGE = 20
 #: Paths timed as after a rating update (the board's count cached); the others, and
 #: "leaderboard first (new member)", with the whole cache cleared.
 COUNT_CACHED = {"leaderboard first", "leaderboard deep", "leaderboard deep (offset)", "leaderboard first (new member)"}
@@ -212,13 +214,17 @@ class Paths:
         self.s, self.tag = s, tag
         self._deep: str | None = None
 
+    def deep_offset(self) -> int:
+        return max(DEEP_PAGE, min(self.s.board_size // 2, self.s.board_size - DEEP_PAGE))
+
     def deep_link(self) -> str:
         """The board's page at half its depth as a client reaches it: the ``next`` link
         of the page before it (read once, untimed)."""
         if self._deep is None:
-            start = max(0, self.s.board_size // 2 - PAGE)
+            start = self.deep_offset() - DEEP_PAGE
             cache.clear()  # both databases' pages share the one cache
-            page = _ok(self.s.api.get("/api/v1/leaderboard/", {"pool": self.s.pool, "offset": str(start)})).json()
+            query = {"pool": self.s.pool, "offset": str(start), "limit": str(DEEP_PAGE)}
+            page = _ok(self.s.api.get("/api/v1/leaderboard/", query)).json()
             assert page["next"], page
             self._deep = str(page["next"])
         return self._deep
@@ -244,7 +250,12 @@ class Paths:
             "leaderboard first": lambda: lambda: _ok(s.api.get("/api/v1/leaderboard/", {"pool": s.pool})),
             "leaderboard deep": lambda: lambda: _ok(s.api.get(self.deep_link())),
             "leaderboard deep (offset)": lambda: (
-                lambda: _ok(s.api.get("/api/v1/leaderboard/", {"pool": s.pool, "offset": str(s.board_size // 2)}))
+                lambda: _ok(
+                    s.api.get(
+                        "/api/v1/leaderboard/",
+                        {"pool": s.pool, "offset": str(self.deep_offset()), "limit": str(DEEP_PAGE)},
+                    )
+                )
             ),
             "leaderboard first (new member)": lambda: lambda: _ok(s.api.get("/api/v1/leaderboard/", {"pool": s.pool})),
             "stream snapshot": lambda: (
