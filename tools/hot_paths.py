@@ -30,7 +30,8 @@ reads the database as after a change):
 * ``player games``, ``player ratings``: a busy player's finished games and
   ratings pages;
 * ``leaderboard first``, ``leaderboard deep``: the board's first page and the one
-  at half its depth as a client reaches it (the ``next`` link of the page before),
+  at half its depth as a client reaches it (the ``next`` link of the page before;
+  ``DEEP_PAGE`` entries a page, full on both databases),
   as after a rating update (the pages stale, the board's count cached);
   ``leaderboard deep (offset)``: the same depth asked by ``?offset=``;
   ``leaderboard first (new member)``: the first page just after the pool gained a
