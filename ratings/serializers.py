@@ -24,8 +24,6 @@ class LeaderboardQueryInput(serializers.Serializer):
     )
     cursor = serializers.CharField(
         required=False,
-        allow_blank=True,
-        trim_whitespace=False,
         help_text="Where the page starts: the value a page's `next` link carries (opaque; not with `offset`). "
         "Every page so reached costs what the first does, however deep.",
     )

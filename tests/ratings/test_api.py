@@ -275,7 +275,6 @@ def test_a_cursor_page_reads_on_along_the_index_without_an_offset_or_a_count(api
     "cursor",
     [
         "nonsense",
-        "",
         "MTox",  # "1:1" (two of the four parts)
         "MDoxOjE6MS4w",  # position 0
         "Mjo1OjE6MS4w",  # rank 5 after 2 entries
@@ -286,6 +285,8 @@ def test_a_cursor_page_reads_on_along_the_index_without_an_offset_or_a_count(api
 def test_a_bad_cursor_is_refused_with_its_own_code(api_client, tied_board, cursor):
     body = refused(api_client.get(BOARD, {"pool": "3-4", "cursor": cursor}), 400, "invalid_cursor")
     assert body["detail"]
+    # An empty one is no cursor at all: refused as every empty query value is.
+    refused(api_client.get(BOARD, {"pool": "3-4", "cursor": ""}), 400, "validation_error")
 
 
 @pytest.mark.django_db
