@@ -82,6 +82,10 @@ def leaderboard_count(*, pool: str, kind: str) -> int:
 
 #: The longest cursor text read (a real one is about 50 characters).
 CURSOR_MAX = 200
+#: A cursor's position and account id within what the database's columns hold
+#: (beyond them a query would fail: a made-up cursor is refused instead).
+CURSOR_POSITION_MAX = 2**31 - 1
+CURSOR_ID_MAX = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,11 @@ class BoardCursor:
             cursor = cls(int(position), int(rank), float(ordinal), int(user_id))
         except (ValueError, UnicodeDecodeError, binascii.Error):
             return None
-        sound = 1 <= cursor.rank <= cursor.position and cursor.user_id >= 1 and math.isfinite(cursor.ordinal)
+        sound = (
+            1 <= cursor.rank <= cursor.position <= CURSOR_POSITION_MAX
+            and 1 <= cursor.user_id <= CURSOR_ID_MAX
+            and math.isfinite(cursor.ordinal)
+        )
         return cursor if sound else None
 
 

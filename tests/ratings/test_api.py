@@ -279,6 +279,8 @@ def test_a_cursor_page_reads_on_along_the_index_without_an_offset_or_a_count(api
         "MDoxOjE6MS4w",  # position 0
         "Mjo1OjE6MS4w",  # rank 5 after 2 entries
         "MjoxOjE6bmFu",  # ordinal nan
+        "MjoxOjk5OTk5OTk5OTk5OTk5OTk5OTk5OTk5OjEuMA",  # an account id past bigint
+        "OTk5OTk5OTk5OTk5OjE6MToxLjA",  # a position past any board
         "x" * 500,
     ],
 )
