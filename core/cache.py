@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
@@ -121,6 +121,23 @@ def count_in(cache: Any, key: str, previous: str, timeout: int) -> tuple[int, in
     raise RuntimeError(f"could not count {key}")  # pragma: no cover - the cache keeps losing the key
 
 
+#: INCRBY on a key that exists, else nothing (nil): one atomic step, where Django's
+#: ``incr`` asks EXISTS first and would create a key that expired in between.
+_INCR_EXISTING = "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end"
+
+
+def incr_existing(cache: Any, key: str, delta: int) -> int | None:
+    """``key`` plus ``delta`` if ``key`` is in ``cache`` (its time to live kept), else
+    nothing: None. Never creates the key."""
+    method = getattr(cache, "incr_existing", None)
+    if method is not None:
+        return cast(int | None, method(key, delta))
+    try:
+        return int(cache.incr(key, delta))
+    except ValueError:
+        return None
+
+
 class ResilientRedisCache(SharedPoolRedisCache):
     """The Redis cache, which keeps working while Redis does not: every call that
     fails to reach Redis (and every call for a moment after, see ``core.breaker``)
@@ -152,6 +169,21 @@ class ResilientRedisCache(SharedPoolRedisCache):
                 REDIS.succeeded()
                 return int(count), int(before or 0)
         return count_in(self.fallback, key, previous, timeout)
+
+    def incr_existing(self, key: str, delta: int) -> int | None:
+        """``incr_existing`` on Redis (one script, atomic), or in this process's memory
+        while Redis is away."""
+        if not REDIS.is_open:
+            made = self.make_key(key)
+            try:
+                client = self._cache.get_client(made, write=True)
+                (found,) = send_all(client, [("EVAL", _INCR_EXISTING, 1, made, delta)])
+            except REDIS_ERRORS as error:
+                REDIS.failed(error)
+            else:
+                REDIS.succeeded()
+                return None if found is None else int(found)
+        return incr_existing(self.fallback, key, delta)
 
     get = _falls_back("get")
     set = _falls_back("set")

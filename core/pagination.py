@@ -1,4 +1,5 @@
-"""The API's one pagination style: ``?limit=&offset=``.
+"""The API's one pagination style: ``?limit=&offset=`` (the leaderboard's ``next``
+links carry a ``cursor`` instead: ``cursor_links``).
 
 Answers ``{count, next, previous, results}``.  The default page size is the
 ``PAGE_SIZE`` setting (env ``PAGE_SIZE``); a client may ask for up to
@@ -13,11 +14,14 @@ from typing import Any
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination as DrfLimitOffsetPagination
 from rest_framework.request import Request
+from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from core.inputs import validated
 
 MAX_LIMIT = 200
 MAX_OFFSET = 2**31 - 1
+#: The query parameter of a keyset page's start (a list that pages by cursor as well).
+CURSOR_PARAM = "cursor"
 
 
 class PageQueryInput(serializers.Serializer):
@@ -62,3 +66,17 @@ class LimitOffsetPagination(DrfLimitOffsetPagination):
             elif parameter["name"] == self.offset_query_param:
                 parameter["schema"].update({"minimum": 0, "maximum": MAX_OFFSET})
         return parameters
+
+
+def cursor_links(request: Request, *, limit: int, position: int, cursor: str | None) -> tuple[str | None, str | None]:
+    """``(next, previous)`` of a page of a list that pages by cursor as well as by
+    offset: ``next`` carries ``cursor`` (where the page ended; None: the last page) in
+    place of any offset, ``previous`` the offset of the page before ``position`` (the
+    entries before this page), without a cursor."""
+    url = remove_query_param(request.build_absolute_uri(), CURSOR_PARAM)
+    following = replace_query_param(remove_query_param(url, "offset"), CURSOR_PARAM, cursor) if cursor else None
+    if position <= 0:
+        return following, None
+    if position <= limit:
+        return following, remove_query_param(url, "offset")
+    return following, replace_query_param(url, "offset", position - limit)

@@ -45,7 +45,10 @@ class GameStatus(models.TextChoices):
 
 
 class Game(models.Model):
-    creator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_games")
+    # No index of its own: ``game_creator`` (creator, id) serves every lookup by creator.
+    creator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_games", db_index=False
+    )
     status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.OPEN, db_index=True)
     ruleset = models.JSONField(help_text="The engine ruleset, fixed at creation.")
     seed = models.BigIntegerField(help_text="Shuffle seed; shown to players only after the end (or in practice games).")
@@ -76,6 +79,14 @@ class Game(models.Model):
 
     class Meta:
         ordering = ["-id"]
+        indexes = [
+            # One account's games from its own index entries (docs/performance.md, "Hot paths
+            # on a large database"): the games it created, newest first (the lobby's "mine") ...
+            models.Index(fields=["creator", "id"], name="game_creator"),
+            # ... and whether a seat's game is on the player's record (finished, not practice),
+            # answered by this small index alone (the record's count and page).
+            models.Index(fields=["id"], condition=Q(status="finished", practice=False), name="game_listed"),
+        ]
 
     def __str__(self) -> str:
         return f"game {self.pk} ({self.status})"

@@ -70,6 +70,44 @@ def player_game_count(*, player: User) -> int:
     )
 
 
+def player_game_page(*, player: User, limit: int, offset: int) -> list[int]:
+    """The ids of ``game_list(player=player)[offset:offset + limit]``, newest first,
+    read from the player's seats backwards along ``seat_player_game`` (player, game),
+    each looking its game up by key until the page is full: ``offset + limit`` games
+    read, whatever the player's history - where a join walked the games table
+    backwards by key until it had met the page's (1,816 games for 50 of a busy
+    account's: docs/performance.md, "Hot paths on a large database")."""
+    listed = (
+        Game.objects.filter(pk=OuterRef("game_id"), status=GameStatus.FINISHED, practice=False)
+        .order_by()
+        .values("pk")[:1]  # the LIMIT keeps it a subquery per seat
+    )
+    seats = (
+        Seat.objects.filter(player=player)
+        .annotate(listed=Subquery(listed))
+        .filter(listed__isnull=False)
+        .order_by("-game_id")
+        .values_list("game_id", flat=True)
+    )
+    return list(seats[offset : offset + limit])
+
+
+def mine_game_page(*, user: User, limit: int, offset: int) -> list[int]:
+    """The ids of ``game_list(mine_of=user)[offset:offset + limit]``, newest first: the
+    first ``offset + limit`` of the account's seats (``seat_player_game``) and of the
+    games it created (``game_creator``, (creator, id)), each read backwards from its
+    index alone, merged here (a seat's game may be one it created)."""
+    wanted = offset + limit
+    seated = Seat.objects.filter(player=user).order_by("-game_id").values_list("game_id", flat=True)[:wanted]
+    created = Game.objects.filter(creator=user).order_by("-id").values_list("pk", flat=True)[:wanted]
+    return sorted({*seated, *created}, reverse=True)[offset:wanted]
+
+
+def games_by_ids(*, ids: list[int]) -> list[Game]:
+    """The games ``ids`` names, as ``game_list`` shapes them, newest first."""
+    return list(game_list().filter(pk__in=ids))
+
+
 def mine_game_count(*, user: User) -> int:
     """How many games ``game_list(mine_of=user)`` lists: the union of the account's
     seats and the games it created, counted as ids from the two indexes (no game row

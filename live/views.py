@@ -85,9 +85,20 @@ class GameListCreateApi(GenericAPIView):
             status=query.get("status"), mine_of=viewer if query["mine"] else None, player=player
         )
         paginator = self.paginator  # the project's (config.settings.api)
-        if isinstance(paginator, LimitOffsetPagination):
-            paginator.counter = _game_counter(query, viewer, player)
-        page = self.paginate_queryset(games) or []
+        pages = _game_pages(query, viewer, player)
+        if pages is not None and isinstance(paginator, LimitOffsetPagination):
+            # One account's games: the page's ids from the account's own index entries,
+            # then those games by key (docs/performance.md, "Hot paths on a large database").
+            counter, pager = pages
+            limit, offset = (
+                paginator.get_limit(request) or settings.REST_FRAMEWORK["PAGE_SIZE"],
+                paginator.get_offset(request),
+            )
+            paginator.request, paginator.limit, paginator.offset = request, limit, offset
+            paginator.count = counter()
+            page = selectors.games_by_ids(ids=pager(limit, offset)) if paginator.count > offset else []
+        else:
+            page = self.paginate_queryset(games) or []
         return self.get_paginated_response([output.game_summary_output(game) for game in page])
 
     @extend_schema(
@@ -115,15 +126,25 @@ class GameListCreateApi(GenericAPIView):
         return Response(output.game_body(game.pk, request_viewer(request)), status=status.HTTP_201_CREATED)
 
 
-def _game_counter(query: dict[str, Any], viewer: User | None, player: User | None) -> Callable[[], int] | None:
-    """A count of the listed games that costs the account's games, not the site's
-    (docs/performance.md, "Hot paths on a large database"), where the list is one of
-    the two it counts; None: ``COUNT(*)`` over the list."""
+def _game_pages(
+    query: dict[str, Any], viewer: User | None, player: User | None
+) -> tuple[Callable[[], int], Callable[[int, int], list[int]]] | None:
+    """For a list of one account's games (a player's finished games, or "mine"): its
+    count and its page's ids (limit, offset), each costing the page and the account's
+    index entries, not the site's games (docs/performance.md, "Hot paths on a large
+    database"); None: any other list (``COUNT(*)`` and a slice of the list)."""
     status = query.get("status")
     if player is not None and not query["mine"] and status in (None, GameStatus.FINISHED):
-        return lambda: selectors.player_game_count(player=player)
+        return (
+            lambda: selectors.player_game_count(player=player),
+            lambda limit, offset: selectors.player_game_page(player=player, limit=limit, offset=offset),
+        )
     if query["mine"] and viewer is not None and player is None and not status:
-        return lambda: selectors.mine_game_count(user=viewer)
+        mine = viewer
+        return (
+            lambda: selectors.mine_game_count(user=mine),
+            lambda limit, offset: selectors.mine_game_page(user=mine, limit=limit, offset=offset),
+        )
     return None
 
 

@@ -14,9 +14,15 @@ again from the clock, never from a number an old page may still be stored under.
 Pages also expire after ``PAGE_SECONDS``: the bound on staleness while Redis is
 away and each process falls back to its own memory.
 
-A board's count (a scan of the pool's whole index) is cached apart, under the
-pool's ``members`` generation, which only changes when accounts join the pool or
-switch between the human and bot boards.
+A board's count (a scan of the pool's whole index: it grows with the pool) is
+kept apart, under a key of its own that no generation names, and moved on as
+members come: the rating update that adds accounts to a pool (or moves one
+between the human and bot boards) adds its numbers to the cached counts once it
+commits (``board_counts_adjust``, atomic in Redis; nothing when a count is not
+cached). A count is read afresh only when it is missing, and is kept
+``COUNT_SECONDS`` at most: the bound on a count left one off by a reader that
+counted before a new member's commit and stored its count after that commit's
+adjustment found nothing to adjust.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
+from core.cache import incr_existing
+
 T = TypeVar("T")
 
 PAGE_SECONDS = 300
@@ -37,13 +45,46 @@ PAGE_SECONDS = 300
 #: not the web server's: pages live only this long there.
 LOCAL_PAGE_SECONDS = 5
 _PREFIX = "ratings"
+_BOARD_KINDS = ("all", "humans", "bots")  # ratings.selectors.BoardKind (the cache sits below the selectors)
 
 
-def members(pool: str) -> str:
-    """The generation of who is in ``pool``'s boards (and in which: human or bot),
-    for the boards' counts: bumped only when that changes (a first rated match in
-    the pool, an account marked or unmarked as a bot), not on every update."""
-    return f"members:{pool}"
+#: How long a board's count is kept (moved on by every new member meanwhile).
+COUNT_SECONDS = 3600
+
+
+def _count_key(pool: str, kind: str) -> str:
+    return f"{_PREFIX}:count:{pool}:{kind}"
+
+
+def board_count(*, pool: str, kind: str, compute: Callable[[], int]) -> int:
+    """The cached count of ``pool``'s ``kind`` board, or ``compute()`` stored."""
+    key = _count_key(pool, kind)
+    found = cache.get(key)
+    if found is not None:
+        return int(found)
+    value = compute()
+    cache.add(key, value, timeout=COUNT_SECONDS if settings.REDIS_URL else LOCAL_PAGE_SECONDS)
+    return value
+
+
+def board_counts_adjust(*, pool: str, changes: dict[str, int]) -> None:
+    """Add ``changes`` (board kind -> members gained, or lost if negative) to the
+    cached counts of ``pool``'s boards; a count not cached is left to be read."""
+    for kind, delta in changes.items():
+        if delta:
+            incr_existing(cache, _count_key(pool, kind), delta)
+
+
+def board_counts_forget(*, pools: Iterable[str]) -> None:
+    """Drop the cached counts of ``pools``' boards (ratings removed wholesale, e.g.
+    by a benchmark's clean-up): read afresh when next asked."""
+    cache.delete_many([_count_key(pool, kind) for pool in pools for kind in _BOARD_KINDS])
+
+
+def board_counts_adjust_on_commit(*, pool: str, changes: dict[str, int]) -> None:
+    """``board_counts_adjust`` once the current transaction commits."""
+    chosen = dict(changes)
+    transaction.on_commit(lambda: board_counts_adjust(pool=pool, changes=chosen))
 
 
 def _generation_key(pool: str) -> str:

@@ -13,6 +13,7 @@ from core.errors import ApiError, CoreCode, register_enum
 
 class RatingCode(StrEnum):
     GAME_NOT_RATED = "game_not_rated"
+    INVALID_CURSOR = "invalid_cursor"
 
 
 register_enum(
@@ -22,6 +23,11 @@ register_enum(
             409,
             _("The game is not rated (a practice or unrated game): it changed no rating, so there is nothing to void."),
             _("Game not rated"),
+        ),
+        RatingCode.INVALID_CURSOR: (
+            400,
+            _("The cursor is not one a leaderboard page gave: follow the page's next link as it is."),
+            _("Invalid cursor"),
         ),
     },
 )

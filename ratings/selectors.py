@@ -12,7 +12,11 @@ same index answers alone. Ties share a rank (1, 2, 2, 4).
 
 from __future__ import annotations
 
+import base64
+import binascii
+import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -71,18 +75,78 @@ def _entry(rating: Rating, rank: int) -> dict[str, Any]:
 
 
 def leaderboard_count(*, pool: str, kind: str) -> int:
-    """How many are on the board (cached until the pool gains or switches a member)."""
-    return cache.cached(("count", pool, kind), [cache.members(pool)], lambda: _board(pool, kind).count())
+    """How many are on the board: cached, and moved on by each rating update that
+    adds a member (``ratings.cache.board_count``); counted only when not cached."""
+    return cache.board_count(pool=pool, kind=kind, compute=lambda: _board(pool, kind).count())
 
 
-def _leaderboard_page(pool: str, kind: str, limit: int, offset: int) -> dict[str, Any]:
+#: The longest cursor text read (a real one is about 50 characters).
+CURSOR_MAX = 200
+#: A cursor's position and account id within what the database's columns hold
+#: (beyond them a query would fail: a made-up cursor is refused instead).
+CURSOR_POSITION_MAX = 2**31 - 1
+CURSOR_ID_MAX = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class BoardCursor:
+    """Where a leaderboard page ends: its last entry (``ordinal``, ``user_id``: the
+    board's order), that entry's ``rank`` and how many entries are up to it
+    (``position``). The next page reads on from the entry along the board's index
+    (keyset), so every page costs what the first costs; its ranks follow from
+    ``rank`` and ``position`` without counting anything."""
+
+    position: int
+    rank: int
+    ordinal: float
+    user_id: int
+
+    def text(self) -> str:
+        """The cursor as a ``next`` link carries it: opaque to clients."""
+        plain = f"{self.position}:{self.rank}:{self.user_id}:{self.ordinal!r}"
+        return base64.urlsafe_b64encode(plain.encode()).decode().rstrip("=")
+
+    @classmethod
+    def parse(cls, text: str) -> BoardCursor | None:
+        """A cursor from ``text`` (as ``text()`` wrote it), or None if it is not one."""
+        if len(text) > CURSOR_MAX:
+            return None
+        try:
+            plain = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode("ascii")
+            position, rank, user_id, ordinal = plain.split(":")
+            cursor = cls(int(position), int(rank), float(ordinal), int(user_id))
+        except (ValueError, UnicodeDecodeError, binascii.Error):
+            return None
+        sound = (
+            1 <= cursor.rank <= cursor.position <= CURSOR_POSITION_MAX
+            and 1 <= cursor.user_id <= CURSOR_ID_MAX
+            and math.isfinite(cursor.ordinal)
+        )
+        return cursor if sound else None
+
+
+def _leaderboard_page(pool: str, kind: str, limit: int, offset: int, after: BoardCursor | None) -> dict[str, Any]:
     board = _board(pool, kind)
-    # The page's user ids and ordinals from the index alone (a deep offset skips
-    # index entries, not rows), with the entry before the page: when its ordinal
-    # differs, the page's first rank is offset + 1 without counting.
-    start = max(offset - 1, 0)
-    entries = list(board.order_by("-ordinal", "user_id").values_list("user_id", "ordinal")[start : offset + limit])
-    before = entries.pop(0) if offset > 0 and entries else None
+    # The page's user ids and ordinals from the index alone, one more to know whether
+    # a page follows, with the entry before the page (the cursor's, or read): when its
+    # ordinal differs, the page's first rank is its position + 1 without counting.
+    ordered = board.order_by("-ordinal", "user_id").values_list("user_id", "ordinal")
+    if after is None:
+        # A deep offset skips index entries (docs/performance.md, "Hot paths on a large database").
+        start = max(offset - 1, 0)
+        entries = list(ordered[start : offset + limit + 1])
+        before = entries.pop(0) if offset > 0 and entries else None
+        position = offset
+    else:
+        # Keyset: the rest of the cursor's tie (after its account), then the worse
+        # ordinals: two ranges of the index, each read from its start.
+        entries = list(ordered.filter(ordinal=after.ordinal, user_id__gt=after.user_id)[: limit + 1])
+        if len(entries) <= limit:
+            entries += list(ordered.filter(ordinal__lt=after.ordinal)[: limit + 1 - len(entries)])
+        before = (after.user_id, after.ordinal)
+        position = after.position
+    more = len(entries) > limit
+    entries = entries[:limit]
     user_ids = [user_id for user_id, _ in entries]
     rows = {
         r.user_id: r
@@ -95,26 +159,40 @@ def _leaderboard_page(pool: str, kind: str, limit: int, offset: int) -> dict[str
     for index, rating in enumerate(page):
         if index == 0:
             tied = before is not None and before[1] == rating.ordinal
-            # Tied with the entry before the page: the rank is the tie's first place. Of the
-            # offset entries before the page, those tied with it come last (by user id):
-            # counting them reads the tie alone, not every better entry (rank_in's count,
-            # proportional to the page's depth: docs/performance.md, "Hot paths on a large
-            # database").
-            ahead_in_tie = board.filter(ordinal=rating.ordinal, user_id__lt=rating.user_id).count() if tied else 0
-            rank = offset + 1 - ahead_in_tie
+            if tied and after is not None:
+                rank = after.rank  # the tie's rank, as the page before gave it
+            elif tied:
+                # Tied with the entry before the page: the rank is the tie's first place. Of the
+                # offset entries before the page, those tied with it come last (by user id):
+                # counting them reads the tie alone, not every better entry (rank_in's count,
+                # proportional to the page's depth: docs/performance.md, "Hot paths on a large
+                # database").
+                ahead_in_tie = board.filter(ordinal=rating.ordinal, user_id__lt=rating.user_id).count()
+                rank = position + 1 - ahead_in_tie
+            else:
+                rank = position + 1
         elif rating.ordinal == page[index - 1].ordinal:
             rank = results[-1]["rank"]
         else:
-            rank = offset + index + 1
+            rank = position + index + 1
         results.append(_entry(rating, rank))
-    return {"count": leaderboard_count(pool=pool, kind=kind), "results": results}
+    following = None
+    if more and results:
+        last_user, last_ordinal = entries[-1]
+        following = BoardCursor(position + len(entries), results[-1]["rank"], last_ordinal, last_user).text()
+    return {"count": leaderboard_count(pool=pool, kind=kind), "results": results, "next_cursor": following}
 
 
-def leaderboard_page(*, pool: str, kind: str, limit: int, offset: int) -> dict[str, Any]:
-    """``{"count", "results"}``: one page of a pool's leaderboard (``kind``: all,
-    humans or bots), cached until the pool's next rating update."""
+def leaderboard_page(
+    *, pool: str, kind: str, limit: int, offset: int = 0, after: BoardCursor | None = None
+) -> dict[str, Any]:
+    """``{"count", "results", "next_cursor"}``: one page of a pool's leaderboard
+    (``kind``: all, humans or bots), at ``offset`` or after the cursor ``after``
+    (``next_cursor``: the cursor of the page that follows, None at the end); cached
+    until the pool's next rating update."""
+    where = ("after", after.text()) if after is not None else ("offset", offset)
     return cache.cached(
-        ("board", pool, kind, limit, offset), [pool], lambda: _leaderboard_page(pool, kind, limit, offset)
+        ("board", pool, kind, limit, *where), [pool], lambda: _leaderboard_page(pool, kind, limit, offset, after)
     )
 
 

@@ -22,6 +22,11 @@ class LeaderboardQueryInput(serializers.Serializer):
         default=BoardKind.ALL.value,
         help_text="Everyone (`all`), human accounts only (`humans`) or bot accounts only (`bots`).",
     )
+    cursor = serializers.CharField(
+        required=False,
+        help_text="Where the page starts: the value a page's `next` link carries (opaque; not with `offset`). "
+        "Every page so reached costs what the first does, however deep.",
+    )
 
 
 class LeaderboardEntryOutput(serializers.Serializer):

@@ -21,8 +21,10 @@ kept with ``voided_at`` set. A second void finds nothing left to undo.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -35,15 +37,16 @@ from players.models import User
 from ratings import cache, skill
 from ratings.errors import RatingCode, RatingError
 from ratings.models import Rating, RatingChange, pool_for
+from ratings.selectors import BoardKind
 
 #: The smallest sigma a void leaves (openskill's kappa keeps variances above it too).
 MIN_SIGMA = 1e-3
 
 
-def _locked_ratings(*, users: Sequence[User], pool: str) -> dict[int, Rating]:
+def _locked_ratings(*, users: Sequence[User], pool: str, now: datetime) -> dict[int, Rating]:
     """The ``Rating`` rows of ``users`` in ``pool``, created when missing and
-    locked, both in user id order (see the module's doc); by user id."""
-    now = timezone.now()
+    locked, both in user id order (see the module's doc); by user id. A row created
+    here has ``updated_at`` ``now``."""
     mu, sigma = skill.initial()
     by_id = {u.pk: u for u in users}
     fresh = [
@@ -116,11 +119,11 @@ def match_rate(*, game: Game, seats: Sequence[Seat]) -> list[RatingChange]:
         forfeits=_forfeits(game, rated),
     )
     users = [s.player for s in rated if s.player is not None]
-    locked = _locked_ratings(users=users, pool=pool)
-    joined = any(locked[u.pk].games == 0 or locked[u.pk].is_bot != u.is_bot for u in users)
+    now = timezone.now()
+    locked = _locked_ratings(users=users, pool=pool, now=now)
+    joined = _board_changes(users=users, locked=locked, now=now)
     before = [(locked[u.pk].mu, locked[u.pk].sigma) for u in users]
     after = skill.rate(before, [p.rank for p in placings])
-    now = timezone.now()
     changes = []
     for user, placing, (mu0, sigma0), (mu1, sigma1) in zip(users, placings, before, after, strict=True):
         row = locked[user.pk]
@@ -149,8 +152,31 @@ def match_rate(*, game: Game, seats: Sequence[Seat]) -> list[RatingChange]:
     RatingChange.objects.bulk_create(changes)
     count = len(changes)
     transaction.on_commit(lambda: metrics.RATING_UPDATES.inc(count))
-    cache.generations_bump_on_commit(pools=[pool, cache.members(pool)] if joined else [pool])
+    cache.generations_bump_on_commit(pools=[pool])
+    if joined:
+        cache.board_counts_adjust_on_commit(pool=pool, changes=joined)
     return changes
+
+
+def _board(is_bot: bool) -> str:
+    return BoardKind.BOTS if is_bot else BoardKind.HUMANS
+
+
+def _board_changes(*, users: Sequence[User], locked: dict[int, Rating], now: datetime) -> dict[str, int]:
+    """What the update does to the pool's boards' member counts: an account rated
+    in the pool for the first time (its row created now) joins the board of
+    everyone and its own (human or bot); one marked or unmarked as a bot since its
+    last update moves between those two. Empty when nobody joins or moves."""
+    changes: Counter[str] = Counter()
+    for user in users:
+        row = locked[user.pk]
+        if row.updated_at == now:  # created by this update (_locked_ratings)
+            changes[BoardKind.ALL] += 1
+            changes[_board(user.is_bot)] += 1
+        elif row.is_bot != user.is_bot:
+            changes[_board(row.is_bot)] -= 1
+            changes[_board(user.is_bot)] += 1
+    return {str(kind): n for kind, n in changes.items() if n}
 
 
 @dataclass(frozen=True)

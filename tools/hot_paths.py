@@ -1,13 +1,18 @@
 """``manage.py bench_hot_paths``: every hot path timed on a seeded database against
 an almost empty one, in one run, turn about (path by path).
 
-Both databases are on the server ``DATABASE_URL`` names; the command switches the
-connection between them (``--seeded NAME``, ``--empty NAME``: each made by
-``seed_site``, the empty one with a few hundred accounts and a few games so that
-every path has something to read). In rounds, path by path, alternating which
-database goes first (after one untimed request on the new connection), it times through Django's test client (the real URL map, middleware, views
-and serializers; throttles off; the cache cleared before every request, so each
-one reads the database as after a change):
+Both databases are on the server ``DATABASE_URL`` names; the command keeps one
+open connection to each and hands Django the one it times (``--seeded NAME``,
+``--empty NAME``: each made by ``seed_site``, the empty one with a few hundred
+accounts and a few games so that every path has something to read). The caches
+are warmed first (``--warmup`` untimed requests of every path on each database:
+PostgreSQL's buffers, the operating system's page cache, each connection's
+catalogue); then in rounds, path by path, one untimed request on each database,
+then ``--runs`` requests on each, interleaved request by request in ABBA order
+(empty, seeded, seeded, empty, ...: the machine's drift falls on both alike). It
+times through Django's test client (the real URL map, middleware, views and
+serializers; throttles off; the cache cleared before every request, so each one
+reads the database as after a change):
 
 * ``move``: a player's ``POST /games/{id}/moves/`` in a running 2-player game
   (two fresh accounts, token authentication; the legal move worked out before
@@ -24,17 +29,21 @@ one reads the database as after a change):
   and its last page;
 * ``player games``, ``player ratings``: a busy player's finished games and
   ratings pages;
-* ``leaderboard first``, ``leaderboard deep``: the board's first page and one at
-  half its depth, as after a rating update (the pages stale, the board's count
-  still cached: it is kept until the pool gains a member); ``leaderboard first
-  (new member)``: with the count read too;
+* ``leaderboard first``, ``leaderboard deep``: the board's first page and the one
+  at half its depth as a client reaches it (the ``next`` link of the page before;
+  ``DEEP_PAGE`` entries a page, full on both databases),
+  as after a rating update (the pages stale, the board's count cached);
+  ``leaderboard deep (offset)``: the same depth asked by ``?offset=``;
+  ``leaderboard first (new member)``: the first page just after the pool gained a
+  member (the cached count moved on by one, as that commit does);
 * ``stream snapshot``: what the account stream reads before its first frame (the
   account's games and every account feed's snapshot: challenges, seeks ...);
 * ``admin reports``: the admin's report queue (first page, a superuser);
 * ``login``: ``POST /session/`` with the seeded password.
 
-Prints a table: per path and database p50 and p99 in ms, and the seeded / empty
-ratio of each; then ``EXPLAIN (ANALYZE, BUFFERS)`` of the statements of the worst
+Prints a table: per path and database p50 and p99 in ms, the seeded / empty
+ratio of each, the p50 ratio's 95% interval (bootstrap) and whether that interval
+lies within 10% of the empty database's p50 (yes, no or undecided); then ``EXPLAIN (ANALYZE, BUFFERS)`` of the statements of the worst
 three paths (``--explain``). Nothing is timed in the test suite.
 """
 
@@ -49,7 +58,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.cache import cache
-from django.db import connection
+from django.db import connection, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Count
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -65,14 +75,21 @@ from live import account_feeds
 from players import second_factor
 from players import services as player_services
 from players.models import SecondFactor, User
+from ratings import cache as rating_cache
 from ratings import selectors as rating_selectors
 from ratings.models import Rating, RatingChange
 from tools.seed_site import PASSWORD
 
 MOVE_RULESET = {"set_max": 9, "players": 2}
+#: The deep leaderboard pages' size: a full page on both databases (the empty one's
+#: board has 56 entries), at half the board's depth (or as deep as a full page goes).
+DEEP_PAGE = 20
 #: Paths timed as after a rating update (the board's count cached); the others, and
 #: "leaderboard first (new member)", with the whole cache cleared.
-COUNT_CACHED = {"leaderboard first", "leaderboard deep"}
+COUNT_CACHED = {"leaderboard first", "leaderboard deep", "leaderboard deep (offset)", "leaderboard first (new member)"}
+#: Paths timed as just after the pool gained a member (what the rating update's commit
+#: does to the board's cached count: ``ratings.cache.board_counts_adjust``).
+NEW_MEMBER = {"leaderboard first (new member)"}
 
 
 def percentile(samples: list[float], share: float) -> float:
@@ -80,11 +97,22 @@ def percentile(samples: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] * 1000
 
 
+#: One open connection per database, kept for the whole run: switching is handing
+#: Django the other one (no new connection, and each database's backend keeps its
+#: catalogue and plan caches warm), so the two can alternate request by request.
+_WRAPPERS: dict[str, BaseDatabaseWrapper] = {}
+
+
 def switch(database: str) -> None:
-    """Point the default connection at ``database`` (same server)."""
-    if connection.settings_dict["NAME"] != database:
-        connection.close()
-        connection.settings_dict["NAME"] = database
+    """Make the default connection the one to ``database`` (same server)."""
+    current = connections["default"]
+    if current.settings_dict["NAME"] == database:
+        return
+    if not _WRAPPERS:
+        _WRAPPERS[current.settings_dict["NAME"]] = current
+    if database not in _WRAPPERS:
+        _WRAPPERS[database] = type(current)({**current.settings_dict, "NAME": database}, "default")
+    connections["default"] = _WRAPPERS[database]
 
 
 @dataclass
@@ -185,6 +213,22 @@ class Paths:
 
     def __init__(self, s: Subjects, tag: str) -> None:
         self.s, self.tag = s, tag
+        self._deep: str | None = None
+
+    def deep_offset(self) -> int:
+        return max(DEEP_PAGE, min(self.s.board_size // 2, self.s.board_size - DEEP_PAGE))
+
+    def deep_link(self) -> str:
+        """The board's page at half its depth as a client reaches it: the ``next`` link
+        of the page before it (read once, untimed)."""
+        if self._deep is None:
+            start = self.deep_offset() - DEEP_PAGE
+            cache.clear()  # both databases' pages share the one cache
+            query = {"pool": self.s.pool, "offset": str(start), "limit": str(DEEP_PAGE)}
+            page = _ok(self.s.api.get("/api/v1/leaderboard/", query)).json()
+            assert page["next"], page
+            self._deep = str(page["next"])
+        return self._deep
 
     def all(self) -> dict[str, Callable[[], Callable[[], Any]]]:
         s = self.s
@@ -205,8 +249,14 @@ class Paths:
             ),
             "player ratings": lambda: lambda: _ok(s.api.get(f"/api/v1/players/{name}/ratings/")),
             "leaderboard first": lambda: lambda: _ok(s.api.get("/api/v1/leaderboard/", {"pool": s.pool})),
-            "leaderboard deep": lambda: (
-                lambda: _ok(s.api.get("/api/v1/leaderboard/", {"pool": s.pool, "offset": str(s.board_size // 2)}))
+            "leaderboard deep": lambda: lambda: _ok(s.api.get(self.deep_link())),
+            "leaderboard deep (offset)": lambda: (
+                lambda: _ok(
+                    s.api.get(
+                        "/api/v1/leaderboard/",
+                        {"pool": s.pool, "offset": str(self.deep_offset()), "limit": str(DEEP_PAGE)},
+                    )
+                )
             ),
             "leaderboard first (new member)": lambda: lambda: _ok(s.api.get("/api/v1/leaderboard/", {"pool": s.pool})),
             "stream snapshot": lambda: (
@@ -272,6 +322,31 @@ def storage(database: str, write: Callable[[str], None]) -> dict[str, float]:
     return {"bytes_per_move": per_move, "bytes_per_finished_match": per_match}
 
 
+def _prime(name: str, paths: Paths) -> None:
+    """The cache as the path is timed: cleared (a change was just made), and for the
+    leaderboard's pages the board's count kept (it outlives a rating update) - for
+    ``NEW_MEMBER`` then moved on by one member, as the commit that adds one does."""
+    cache.clear()
+    if name in COUNT_CACHED:
+        rating_selectors.leaderboard_count(pool=paths.s.pool, kind="all")
+    if name in NEW_MEMBER:
+        rating_cache.board_counts_adjust(pool=paths.s.pool, changes={"all": 1, "humans": 1})
+
+
+def _timed(name: str, paths: Paths) -> float:
+    call = paths.all()[name]()  # untimed: what the request needs worked out
+    _prime(name, paths)
+    started = time.perf_counter()
+    call()
+    return time.perf_counter() - started
+
+
+def _untimed(name: str, paths: Paths) -> None:
+    call = paths.all()[name]()
+    _prime(name, paths)  # both databases share the one cache: never a page of the other's
+    call()
+
+
 def run(
     *,
     seeded: str,
@@ -281,9 +356,11 @@ def run(
     write: Callable[[str], None],
     explain: int = 3,
     storage_only: bool = False,
+    warmup: int = 3,
+    only: list[str] | None = None,
 ) -> dict[str, Any]:
     tag = f"{random.randrange(10**6)}"
-    databases = {"seeded": seeded, "empty": empty}
+    databases = {"empty": empty, "seeded": seeded}
     sizes = storage(seeded, write)
     if storage_only:
         return sizes
@@ -299,45 +376,70 @@ def run(
         )
     paths = {kind: Paths(s, tag) for kind, s in found.items()}
     figures = Figures()
-    order = list(databases)
-    names = list(paths["seeded"].all())
-    # Turn about path by path (not database by database): the machine's speed drifts
-    # within minutes, and a block of every path on one database spans minutes.
+    names = [n for n in paths["seeded"].all() if not only or n in only]
+    # Warm the caches (PostgreSQL's buffers, the operating system's, each connection's
+    # catalogue): every path's requests on both databases, untimed.
+    for _ in range(warmup):
+        for name in names:
+            for kind in databases:
+                switch(databases[kind])
+                _untimed(name, paths[kind])
+    # Request by request, ABBA (empty, seeded, seeded, empty, ...), path by path: the
+    # machine's speed drifts within seconds, and what drifts falls on both alike. A
+    # switch hands Django the other database's open connection (no reconnection).
+    abba = [("empty", "seeded"), ("seeded", "empty")]
     for round_number in range(rounds):
         for name in names:
-            for kind in order if round_number % 2 == 0 else list(reversed(order)):
+            for kind in databases:  # untimed: the path's first request of the round
                 switch(databases[kind])
-                prepare = paths[kind].all()[name]
-                prepare()()  # untimed: the new connection, its first statements
-                bucket = figures.samples.setdefault((name, kind), [])
-                for _ in range(runs):
-                    call = prepare()
-                    cache.clear()
-                    if name in COUNT_CACHED:
-                        # As after a rating update: the pool's pages are stale, its board's count
-                        # is not (cached under the pool's members: ratings.cache).
-                        rating_selectors.leaderboard_count(pool=paths[kind].s.pool, kind="all")
-                    started = time.perf_counter()
-                    call()
-                    bucket.append(time.perf_counter() - started)
+                _untimed(name, paths[kind])
+            for run_number in range(runs):
+                for kind in abba[(run_number + round_number) % 2]:
+                    switch(databases[kind])
+                    figures.samples.setdefault((name, kind), []).append(_timed(name, paths[kind]))
         write(f"round {round_number + 1} / {rounds}")
-    return report(figures, paths, write, explain)
+    return report(figures, paths, names, write, explain)
 
 
-def report(figures: Figures, paths: dict[str, Paths], write: Callable[[str], None], explain: int) -> dict[str, Any]:
-    names = list(paths["seeded"].all())
+def bootstrap(
+    empty: list[float], seeded: list[float], rng: random.Random, resamples: int = 2000
+) -> tuple[float, float]:
+    """The 95% interval of the ratio of the medians (seeded / empty), by the
+    percentile bootstrap (each database's samples resampled apart)."""
+    ratios = sorted(
+        statistics.median(rng.choices(seeded, k=len(seeded))) / statistics.median(rng.choices(empty, k=len(empty)))
+        for _ in range(resamples)
+    )
+    return ratios[int(0.025 * resamples)], ratios[int(0.975 * resamples) - 1]
+
+
+def verdict(low: float, high: float, target: float = 1.10) -> str:
+    """Within 10% of the empty database's median: yes when the whole interval is, no
+    when none of it is, else undecided (more samples, or a quieter machine)."""
+    return "yes" if high <= target else "no" if low > target else "undecided"
+
+
+def report(
+    figures: Figures, paths: dict[str, Paths], names: list[str], write: Callable[[str], None], explain: int
+) -> dict[str, Any]:
     write("")
     write(
-        "| path | empty p50 ms | seeded p50 ms | p50 seeded/empty | empty p99 ms | seeded p99 ms | p99 seeded/empty |"
+        "| path | samples | empty p50 ms | seeded p50 ms | p50 seeded/empty | 95% interval | within 10% "
+        "| empty p99 ms | seeded p99 ms | p99 seeded/empty |"
     )
-    write("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    write("| --- | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
     ratios: dict[str, float] = {}
+    rng = random.Random(45)
     for name in names:
         e, s = figures.samples[(name, "empty")], figures.samples[(name, "seeded")]
         e50, s50 = statistics.median(e) * 1000, statistics.median(s) * 1000
         e99, s99 = percentile(e, 0.99), percentile(s, 0.99)
+        low, high = bootstrap(e, s, rng)
         ratios[name] = s50 / e50
-        write(f"| {name} | {e50:.2f} | {s50:.2f} | {s50 / e50:.2f} | {e99:.2f} | {s99:.2f} | {s99 / e99:.2f} |")
+        write(
+            f"| {name} | {len(s)} | {e50:.2f} | {s50:.2f} | {s50 / e50:.2f} | {low:.2f}-{high:.2f} | "
+            f"{verdict(low, high)} | {e99:.2f} | {s99:.2f} | {s99 / e99:.2f} |"
+        )
     worst = sorted(ratios, key=lambda n: -ratios[n])[:explain]
     for name in worst:
         explain_path(name, paths["seeded"], write)
@@ -345,28 +447,29 @@ def report(figures: Figures, paths: dict[str, Paths], write: Callable[[str], Non
 
 
 def explain_path(name: str, paths: Paths, write: Callable[[str], None]) -> None:
-    """EXPLAIN (ANALYZE, BUFFERS) of the slowest statement of one request of ``name``."""
+    """EXPLAIN (ANALYZE, BUFFERS) of the slowest statement of one request of ``name``:
+    each of its statements explained, the one with the longest execution time
+    shown (the captured times have a millisecond's resolution)."""
     switch(paths.s.database)
     call = paths.all()[name]()
-    cache.clear()
-    if name in COUNT_CACHED:  # as it was timed
-        rating_selectors.leaderboard_count(pool=paths.s.pool, kind="all")
+    _prime(name, paths)  # as it was timed
     with CaptureQueriesContext(connection) as captured:
         call()
-    timed = [
-        (float(q["time"]), q["sql"])
-        for q in captured.captured_queries
-        if q["sql"].lstrip().upper().startswith("SELECT")
-    ]
-    if not timed:
+    statements = [q["sql"] for q in captured.captured_queries if q["sql"].lstrip().upper().startswith("SELECT")]
+    plans = []
+    with connection.cursor() as cursor:
+        for sql in statements:
+            cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}")
+            lines = [line for (line,) in cursor.fetchall()]
+            took = next((float(line.split()[2]) for line in lines if line.startswith("Execution Time:")), 0.0)
+            plans.append((took, sql, lines))
+    if not plans:
         return
-    _, sql = max(timed)
+    _, sql, lines = max(plans, key=lambda plan: plan[0])
     write("")
     write(f"### {name}: its slowest statement")
     write("```")
     write(sql)
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}")
-        for (line,) in cursor.fetchall():
-            write(line)
+    for line in lines:
+        write(line)
     write("```")

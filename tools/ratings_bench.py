@@ -205,5 +205,6 @@ def cleanup(prefix: str, write: Callable[[str], None]) -> None:
     ids = list(users.values_list("pk", flat=True))
     for start in range(0, len(ids), BATCH):  # in batches: a query takes at most 65,535 parameters
         User.objects.filter(pk__in=ids[start : start + BATCH]).delete()
-    cache.generations_bump(pools=[*RatingPool, *(cache.members(pool) for pool in RatingPool)])
+    cache.generations_bump(pools=list(RatingPool))
+    cache.board_counts_forget(pools=list(RatingPool))
     write(f"cleaned up: {len(ids)} accounts, {games} games")

@@ -11,7 +11,7 @@ import redis
 
 from core import breaker as breaker_module
 from core.breaker import Breaker
-from core.cache import REDIS, ResilientRedisCache, send_all
+from core.cache import REDIS, ResilientRedisCache, incr_existing, send_all
 
 NOBODY_LISTENS = "redis://127.0.0.1:1/0"
 
@@ -82,6 +82,30 @@ def test_the_cache_uses_redis_again_once_it_answers(redis_url):
     assert raw.exists(cache.make_and_validate_key("fresh"))
     assert cache.get("fresh") == "in redis" and cache.get("stale") is None  # memory was only for the outage
     cache.delete("fresh")
+
+
+@pytest.mark.redis
+def test_incr_existing_adds_to_a_kept_count_and_never_makes_one(redis_url):
+    """What a leaderboard's kept count relies on (ratings.cache.board_counts_adjust):
+    a count in Redis moves on, keeping its time to live; a count not there stays
+    away (the board is counted afresh when next asked, not started from the delta)."""
+    cache = ResilientRedisCache(redis_url, {"KEY_PREFIX": "cf-test-incr-existing"})
+    cache.delete_many(["kept", "missing"])
+    cache.set("kept", 40, 60)
+    assert incr_existing(cache, "kept", 3) == 43 and incr_existing(cache, "kept", -1) == 42
+    assert cache.get("kept") == 42
+    raw = redis.Redis.from_url(redis_url)
+    assert 0 < raw.ttl(cache.make_and_validate_key("kept")) <= 60
+    assert incr_existing(cache, "missing", 1) is None and cache.get("missing") is None
+    assert not raw.exists(cache.make_and_validate_key("missing"))
+    cache.delete("kept")
+
+
+def test_incr_existing_in_memory_while_redis_does_not_answer():
+    cache = ResilientRedisCache(NOBODY_LISTENS, {"KEY_PREFIX": "cf-test", "OPTIONS": {"socket_connect_timeout": 0.5}})
+    cache.set("kept", 5, 30)
+    assert incr_existing(cache, "kept", 2) == 7 and incr_existing(cache, "gone", 2) is None
+    assert cache.get("gone") is None
 
 
 @pytest.mark.redis

@@ -10,6 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from players import services as player_services
 from ratings import services, skill
 from ratings.models import Rating, RatingPool
 from tests.api.games_helpers import ok, play_to_end, refused
@@ -197,3 +198,155 @@ def test_a_void_makes_the_pages_stale_too(api_client, make_table, people, django
     assert [(e["games"], e["rating"]) for e in after["results"]] == [(0, pytest.approx(0.0, abs=1e-9))] * 2
     pools = ok(api_client.get(ratings_url(table.users[0].username)))["pools"]
     assert pools[0]["recent_matches"][0]["voided"] is True and pools[0]["history"] == []
+
+
+@pytest.fixture
+def tied_board(make_player):
+    """23 accounts in pool 3-4 in runs of ties (ordinals 9 x3, 7 x5, 6, 4 x7, 2 x2, 1 x5),
+    every third a bot, created in shuffled order (the tie's order is by account id)."""
+    ordinals = [9.0] * 3 + [7.0] * 5 + [6.0] + [4.0] * 7 + [2.0] * 2 + [1.0] * 5
+    random.Random(45).shuffle(ordinals)
+    for n, ordinal in enumerate(ordinals):
+        user = make_player(f"p{n:02d}", is_bot=n % 3 == 0)
+        Rating.objects.create(
+            user=user,
+            pool=RatingPool.SMALL,
+            mu=ordinal + 3,
+            sigma=1.0,
+            ordinal=ordinal,
+            games=10,
+            is_bot=user.is_bot,
+            updated_at=timezone.now(),
+        )
+    return len(ordinals)
+
+
+def _follow(api_client, query):
+    """Every page of a board, following ``next`` from the first; the pages' bodies."""
+    pages = [ok(api_client.get(BOARD, query))]
+    while pages[-1]["next"]:
+        pages.append(ok(api_client.get(pages[-1]["next"])))
+    return pages
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", ["all", "humans", "bots"])
+@pytest.mark.parametrize("limit", [1, 2, 3, 4, 7])
+def test_next_links_page_by_cursor_with_the_ranks_of_the_offset_pages(api_client, tied_board, kind, limit):
+    """A page's ``next`` link carries a cursor, not an offset: following the links reads
+    the whole board once, in order, each entry with the rank the offset page gives it
+    (ties across a page's edge share their rank)."""
+    query = {"pool": "3-4", "kind": kind, "limit": limit}
+    pages = _follow(api_client, query)
+    followed = [names(page) for page in pages]
+    by_offset = [
+        names(ok(api_client.get(BOARD, {**query, "offset": offset}))) for offset in range(0, pages[0]["count"], limit)
+    ]
+    assert followed == by_offset and sum(map(len, followed)) == pages[0]["count"]
+    everyone = names(ok(api_client.get(BOARD, {**query, "limit": 100})))
+    assert [entry for page in followed for entry in page] == everyone
+    for page in pages[1:]:
+        assert page["previous"] and "cursor=" not in page["previous"] and "offset=" not in (page["next"] or "")
+    if len(pages) > 1:
+        assert "cursor=" in pages[0]["next"] and "offset=" not in pages[0]["next"]
+        # The page before, by offset: the same entries as the page the cursor came from.
+        assert names(ok(api_client.get(pages[2]["previous"] if len(pages) > 2 else pages[1]["previous"]))) == (
+            followed[1] if len(pages) > 2 else followed[0]
+        )
+    assert pages[-1]["next"] is None
+
+
+@pytest.mark.django_db
+def test_a_cursor_page_reads_on_along_the_index_without_an_offset_or_a_count(api_client, tied_board):
+    """Reached by its ``next`` link, a deep page costs what the first costs: no statement
+    skips entries (OFFSET) or counts the entries above it; the board's count is the
+    cached one."""
+    first = ok(api_client.get(BOARD, {"pool": "3-4", "limit": 4}))
+    second = ok(api_client.get(first["next"]))
+    with CaptureQueriesContext(connection) as captured:
+        third = ok(api_client.get(second["next"]))
+    board = [q["sql"] for q in captured.captured_queries if "ratings_rating" in q["sql"]]  # before the next request
+    assert names(third) == names(ok(api_client.get(BOARD, {"pool": "3-4", "limit": 4, "offset": 8})))
+    assert board and not [sql for sql in board if "OFFSET" in sql.upper() or "COUNT(" in sql.upper()], board
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "nonsense",
+        "MTox",  # "1:1" (two of the four parts)
+        "MDoxOjE6MS4w",  # position 0
+        "Mjo1OjE6MS4w",  # rank 5 after 2 entries
+        "MjoxOjE6bmFu",  # ordinal nan
+        "MjoxOjk5OTk5OTk5OTk5OTk5OTk5OTk5OTk5OjEuMA",  # an account id past bigint
+        "OTk5OTk5OTk5OTk5OjE6MToxLjA",  # a position past any board
+        "x" * 500,
+    ],
+)
+def test_a_bad_cursor_is_refused_with_its_own_code(api_client, tied_board, cursor):
+    body = refused(api_client.get(BOARD, {"pool": "3-4", "cursor": cursor}), 400, "invalid_cursor")
+    assert body["detail"]
+    # An empty one is no cursor at all: refused as every empty query value is.
+    refused(api_client.get(BOARD, {"pool": "3-4", "cursor": ""}), 400, "validation_error")
+
+
+@pytest.mark.django_db
+def test_a_cursor_with_an_offset_is_refused(api_client, tied_board):
+    first = ok(api_client.get(BOARD, {"pool": "3-4", "limit": 2}))
+    refused(api_client.get(first["next"] + "&offset=4"), 400, "invalid_cursor")
+
+
+@pytest.mark.django_db
+def test_a_bad_cursor_is_refused_in_estonian_too(api_client, tied_board):
+    english = refused(api_client.get(BOARD, {"cursor": "nonsense"}), 400, "invalid_cursor")
+    estonian = refused(api_client.get(BOARD, {"cursor": "nonsense"}, HTTP_ACCEPT_LANGUAGE="et"), 400, "invalid_cursor")
+    assert estonian["detail"] != english["detail"] and estonian["title"] != english["title"]
+
+
+@pytest.mark.django_db
+def test_a_new_member_moves_the_cached_count_on_without_counting_the_board(
+    api_client, make_table, seeded, django_capture_on_commit_callbacks
+):
+    """The board's count is kept: a rated match that adds accounts to the pool adds them
+    to the cached counts when it commits (everyone's and the human board's), so the next
+    page counts nothing - however large the pool."""
+    assert [ok(api_client.get(BOARD, {"pool": "3-4", "kind": k}))["count"] for k in ("all", "humans", "bots")] == [
+        6,
+        4,
+        2,
+    ]
+    four = make_table(players=4, rated=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        play_to_end(four, random.Random(22))
+    with CaptureQueriesContext(connection) as captured:
+        counts = [ok(api_client.get(BOARD, {"pool": "3-4", "kind": k}))["count"] for k in ("all", "humans", "bots")]
+    assert counts == [10, 8, 2]
+    assert not [q["sql"] for q in captured.captured_queries if "COUNT(" in q["sql"].upper()]
+    # A rematch of the same four adds nobody: the counts stay.
+    with django_capture_on_commit_callbacks(execute=True):
+        play_to_end(rematch(four), random.Random(23))
+    assert [ok(api_client.get(BOARD, {"pool": "3-4", "kind": k}))["count"] for k in ("all", "humans", "bots")] == [
+        10,
+        8,
+        2,
+    ]
+
+
+@pytest.mark.django_db
+def test_an_account_marked_a_bot_moves_between_the_counted_boards(
+    api_client, make_table, django_capture_on_commit_callbacks
+):
+    table = make_table(players=2, rated=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        play_to_end(table, random.Random(41))
+    assert [ok(api_client.get(BOARD, {"pool": "2", "kind": k}))["count"] for k in ("humans", "bots")] == [2, 0]
+    player_services.user_set_bot(user=table.users[1], is_bot=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        play_to_end(rematch(table), random.Random(42))
+    counts = [ok(api_client.get(BOARD, {"pool": "2", "kind": k}))["count"] for k in ("all", "humans", "bots")]
+    assert counts == [2, 1, 1]
+    assert counts == [
+        Rating.objects.filter(pool="2").count(),
+        *(Rating.objects.filter(pool="2", is_bot=b).count() for b in (False, True)),
+    ]

@@ -21,6 +21,8 @@ from __future__ import annotations
 import json
 import random
 import statistics
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ import pytest
 
 from tests.integration.serve import Serve
 from tests.integration.web import request
+from tests.integration.workers import ROOT
 from tests.web.conftest import (
     ARTIFACTS,
     PASSWORD,
@@ -368,3 +371,40 @@ def test_a_table_link_lets_a_visitor_join_or_log_in_to_join(finder: Serve, make_
     guest.get(link)
     shown(guest, '[data-testid=table-visitor][data-state="watching"]')
     check_requests_against_contract(visitor)
+
+
+#: Rated accounts put straight into the server's database: 3 to an ordinal, so the ties
+#: straddle the 50-row page's edge (rows 49-51 share a rank).
+BOARD_SCRIPT = """
+from django.utils import timezone
+from players.models import User
+from ratings.models import Rating
+now = timezone.now()
+for n in range(62):
+    user = User.objects.create_user(username=f"lb-{n:02d}", password=None)
+    Rating.objects.create(user=user, pool="5-8", mu=40.0 - n // 3, sigma=1.0, ordinal=37.0 - n // 3, games=12,
+                          wins=3, is_bot=False, updated_at=now)
+"""
+
+
+@browser_test
+def test_show_more_follows_the_next_link_down_the_board(finder: Serve, make_browser: Any) -> None:
+    """ "Show more" asks for the page the first page's ``next`` link names (a cursor, not
+    an offset), and the rows read on with the ranks the API gives them, ties included."""
+    subprocess.run([sys.executable, "manage.py", "shell", "-c", BOARD_SCRIPT], cwd=ROOT, env=finder.env, check=True)
+    everyone = request(finder.port, "GET", "/api/v1/leaderboard/?pool=5-8&limit=100")[1]["results"]
+    assert len(everyone) == 62 and everyone[50]["rank"] == everyone[48]["rank"] == 49
+    browser = make_browser(1366, 768)
+    browser.get(base_url(finder) + "/leaderboard/?pool=5-8")
+    until(browser, "the leaderboard", lambda d: css(d, "#leaderboard").get_attribute("data-state") == "ready")
+    rows = lambda d: d.find_elements("css selector", "[data-testid=board-row]")  # noqa: E731
+    assert len(rows(browser)) == 50
+    shown(browser, "#board-more").click()
+    until(browser, "the next page's rows", lambda d: len(rows(d)) == 62)
+    seen = [(row.get_attribute("data-player"), row.find_element("css selector", "td").text) for row in rows(browser)]
+    assert seen == [(e["username"], str(e["rank"])) for e in everyone]
+    until(browser, "no more to show", lambda d: not css(d, "#board-more").is_displayed())
+    asked = browser.execute_script(
+        "return performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('/leaderboard/'))"
+    )
+    assert any("cursor=" in url for url in asked) and not any("offset=" in url for url in asked), asked

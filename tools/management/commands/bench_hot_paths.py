@@ -19,8 +19,14 @@ class Command(BaseCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--seeded", required=True, help="The seeded database's name (seed_site).")
         parser.add_argument("--empty", required=True, help="The almost empty database's name (a small seed_site).")
-        parser.add_argument("--rounds", type=int, default=4, help="Rounds, each database in turn (default 4).")
-        parser.add_argument("--runs", type=int, default=25, help="Requests per path, database and round.")
+        parser.add_argument("--rounds", type=int, default=4, help="Rounds over every path (default 4).")
+        parser.add_argument(
+            "--runs", type=int, default=25, help="Requests per path, database and round, the two in ABBA order."
+        )
+        parser.add_argument(
+            "--warmup", type=int, default=3, help="Untimed requests of every path on each database first (default 3)."
+        )
+        parser.add_argument("--only", nargs="*", default=None, help="Time only these paths (their names).")
         parser.add_argument("--storage-only", action="store_true", help="Print the bytes per move and match only.")
         parser.add_argument("--explain", type=int, default=3, help="EXPLAIN the slowest statement of the worst N.")
 
@@ -35,5 +41,7 @@ class Command(BaseCommand):
                 runs=options["runs"],
                 explain=options["explain"],
                 storage_only=options["storage_only"],
+                warmup=options["warmup"],
+                only=options["only"],
                 write=self.stdout.write,
             )

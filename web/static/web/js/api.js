@@ -543,7 +543,7 @@ export function cancelChallenge(id) {
 
 // --- where players stand: leaderboard, profiles, the bot ladder ------------------------
 
-/** GET /leaderboard/ with {pool, kind, limit, offset}: a page of LeaderboardEntry. */
+/** GET /leaderboard/ with {pool, kind, limit, offset} or a page's `next` query ({..., cursor}): a page of LeaderboardEntry. */
 export function getLeaderboard(params = {}) {
   return call("GET", `${API_ROOT}/leaderboard/${query(params)}`);
 }

@@ -1,7 +1,8 @@
 // The leaderboard (/leaderboard/?pool=2&kind=humans): a pool's rated accounts, best
 // rating first, for everyone, humans only or bots only.
 //
-// Requests: GET /leaderboard/ (?pool, ?kind, ?limit, ?offset).
+// Requests: GET /leaderboard/ (?pool, ?kind, ?limit); "Show more" follows the page's `next` link
+// (its ?cursor: every page as fast as the first, however deep).
 // Test hooks: #leaderboard [data-testid=leaderboard] (data-state loading|ready); selects #board-pool, #board-kind;
 //   rows tr[data-testid=board-row][data-player=<username>] with td[data-testid=rating];
 //   #board-more ("Show more"); [data-testid=board-empty].
@@ -36,6 +37,7 @@ export function renderLeaderboard(root, { search } = {}) {
     kind: KINDS.some(([k]) => k === params.get("kind")) ? params.get("kind") : "all",
     rows: [],
     count: 0,
+    next: null, // the query of the page's `next` link (null: the last page)
   };
   let stopped = false;
   const choose = (id, label, options, value, key) =>
@@ -110,10 +112,11 @@ export function renderLeaderboard(root, { search } = {}) {
 
   async function load(appending) {
     try {
-      const page = await api.getLeaderboard({ pool: state.pool, kind: state.kind, limit: PAGE, offset: appending ? state.rows.length : 0 });
+      const page = await api.getLeaderboard(appending && state.next ? state.next : { pool: state.pool, kind: state.kind, limit: PAGE });
       if (stopped) return;
       state.rows = appending ? [...state.rows, ...page.results] : page.results;
       state.count = page.count;
+      state.next = page.next ? Object.fromEntries(new URL(page.next, window.location.href).searchParams) : null;
       countLine.textContent = interpolate(ngettext("%(count)s rated player", "%(count)s rated players", page.count), { count: page.count });
       replaceChildren(
         body,
@@ -121,7 +124,7 @@ export function renderLeaderboard(root, { search } = {}) {
           ? state.rows.map(row)
           : h("tr", {}, h("td", { colspan: "5", class: "empty", "data-testid": "board-empty" }, gettext("No rated player in this pool yet."))),
       );
-      more.hidden = state.rows.length >= state.count;
+      more.hidden = !state.next;
       section.dataset.state = "ready";
     } catch (error) {
       if (!stopped) showError(error);
