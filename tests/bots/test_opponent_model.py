@@ -33,10 +33,10 @@ def test_hard_plays_exactly_as_the_search_before_the_opponent_model() -> None:
     assert moves == json.loads(GOLDEN.read_text())
 
 
-def test_strong_is_the_search_at_twice_hards_budget_and_plays_differently() -> None:
-    """``strong`` is ``hard``'s search with 400 play-outs (docs/bots.md: what the arena
-    measured of it), and the extra budget changes some of its moves."""
-    assert LEVELS["strong"] == SearchSettings(rollouts=400)
+def test_strong_is_the_search_with_the_tree_and_plays_differently() -> None:
+    """``strong`` is ``hard``'s search with the tree over its own next decision and 300
+    play-outs (docs/bots.md: what the arena measured of it); it changes some moves."""
+    assert LEVELS["strong"] == SearchSettings(rollouts=300, depth=2)
     found = views(Ruleset(set_max=9, players=4, rounds=3), 12, every=3)[:12]
     strong = [STRATEGIES["strong"].choose(v, random.Random(i)) for i, v in enumerate(found)]
     assert all(move in v["legal_moves"] for move, v in zip(strong, found, strict=True))
