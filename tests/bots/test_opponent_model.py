@@ -33,8 +33,19 @@ def test_hard_plays_exactly_as_the_search_before_the_opponent_model() -> None:
     assert moves == json.loads(GOLDEN.read_text())
 
 
+def test_strong_is_the_search_with_the_tree_and_plays_differently() -> None:
+    """``strong`` is ``hard``'s search with the tree over its own next decision and 300
+    play-outs (docs/bots.md: what the arena measured of it); it changes some moves."""
+    assert LEVELS["strong"] == SearchSettings(rollouts=300, depth=2)
+    found = views(Ruleset(set_max=9, players=4, rounds=3), 12, every=3)[:12]
+    strong = [STRATEGIES["strong"].choose(v, random.Random(i)) for i, v in enumerate(found)]
+    assert all(move in v["legal_moves"] for move, v in zip(strong, found, strict=True))
+    assert strong == [STRATEGIES["strong"].choose(v, random.Random(i)) for i, v in enumerate(found)]
+    assert strong != [STRATEGIES["hard"].choose(v, random.Random(i)) for i, v in enumerate(found)]
+
+
 def test_the_information_set_search_plays_differently_from_hard() -> None:
-    assert LEVELS["strong"] == LEVELS["hard"] and LEVELS["hard"] != INFORMATION_SET
+    assert LEVELS["hard"] != INFORMATION_SET
     found = views(Ruleset(set_max=9, players=4, rounds=3), 11, every=3)[:12]
     differ = [
         search_move(v, random.Random(i), INFORMATION_SET) != STRATEGIES["hard"].choose(v, random.Random(i))

@@ -155,6 +155,25 @@ def test_summary_counts_shared_wins_as_shares_and_pairs_by_deal() -> None:
     assert a.cpu_p99_ms == pytest.approx(3.0)
     lines = table(config, [a, b], 1.0)
     assert lines[1].split()[:3] == ["strategy", "seats", "win/seat"] and lines[2].startswith("a ")
+    assert lines[1].endswith("points edge [95% CI]")
+    # The points edge, paired per deal: the other strategy's mean points less its own.
+    # Deal 0: a has 5 and 20, b 30 and 10 (edge of a +7.5); deal 1: a 8 and 4, b 9 and 9 (+3).
+    scored = [
+        MatchResult(0, 0, ["a", "b"], [5, 30], [0], 9, [[], []]),
+        MatchResult(0, 1, ["b", "a"], [10, 20], [0], 9, [[], []]),
+        MatchResult(1, 0, ["a", "b"], [8, 9], [0], 9, [[], []]),
+        MatchResult(1, 1, ["b", "a"], [9, 4], [1], 9, [[], []]),
+    ]
+    a, b = summarize(config, scored)
+    assert (
+        a.edge.n == 2 and a.edge.mean == pytest.approx((7.5 + 3.0) / 2) and b.edge.mean == pytest.approx(-a.edge.mean)
+    )
+    assert a.edge.low < a.edge.mean < a.edge.high
+    assert table(config, [a, b], 1.0)[2].endswith(f"+5.25 [{a.edge.low:+.2f}, {a.edge.high:+.2f}]")
+    alone = summarize(
+        ArenaConfig(lineup=("a", "a"), matches=2), [MatchResult(0, 0, ["a", "a"], [1, 2], [0], 9, [[], []])]
+    )
+    assert math.isnan(alone[0].edge.mean) and table(config, alone, 1.0)[2].endswith("  -")
 
 
 # -- a whole run -------------------------------------------------------------------------------

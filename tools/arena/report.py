@@ -7,6 +7,10 @@ Per strategy (a spec; it may hold several seats):
   a 95% confidence interval over deals (``stats``: each deal is one paired sample);
 * the t test of "no better than an average seat" (win rate 1/players) over deals;
 * mean points per seat at the end of the match (lower is better), with its interval;
+* its points edge: per deal, the other strategies' mean points per seat less its own
+  (higher is better), with a 95% interval over deals. Paired on the same deals, it
+  sees a small difference in play far sooner than the win rate does (a line-up of
+  one strategy has none: ``nan``);
 * CPU per decision, counted on decisions with two or more legal moves: mean, p99.
 """
 
@@ -30,6 +34,7 @@ class Summary:
     win: Estimate  # per seat, over deals
     test: TTest
     points: Estimate  # mean final total per seat, over deals
+    edge: Estimate  # per deal: the other strategies' mean points per seat less its own
     decisions: int
     cpu_mean_ms: float
     cpu_p99_ms: float
@@ -52,6 +57,11 @@ def summarize(config: ArenaConfig, results: list[MatchResult]) -> list[Summary]:
         per_deal = [math.fsum(v) / len(v) for v in wins[spec].values()]
         per_deal_points = [math.fsum(v) / len(v) for v in points[spec].values()]
         times = cpu[spec]
+        edges = []
+        for deal, own in points[spec].items():
+            rest = [p for other in order if other != spec for p in points[other].get(deal, ())]
+            if rest:
+                edges.append(math.fsum(rest) / len(rest) - math.fsum(own) / len(own))
         summaries.append(
             Summary(
                 spec=spec,
@@ -60,6 +70,7 @@ def summarize(config: ArenaConfig, results: list[MatchResult]) -> list[Summary]:
                 win=estimate(per_deal),
                 test=t_test(per_deal, null),
                 points=estimate(per_deal_points),
+                edge=estimate(edges) if edges else Estimate(0, math.nan, math.nan, math.nan, math.nan),
                 decisions=len(times),
                 cpu_mean_ms=1000 * math.fsum(times) / len(times) if times else math.nan,
                 cpu_p99_ms=1000 * percentile(times, 0.99) if times else math.nan,
@@ -87,6 +98,14 @@ def _ms(x: float) -> str:
     return "-" if math.isnan(x) else f"{x:.2f}"
 
 
+def _edge(edge: Estimate) -> str:
+    if math.isnan(edge.mean):
+        return "-"
+    if math.isnan(edge.low):
+        return f"{edge.mean:+.2f}"
+    return f"{edge.mean:+.2f} [{edge.low:+.2f}, {edge.high:+.2f}]"
+
+
 def heading(config: ArenaConfig, seconds: float) -> str:
     ruleset = config.full_ruleset()
     return (
@@ -102,7 +121,7 @@ def table(config: ArenaConfig, summaries: list[Summary], seconds: float) -> list
     width = max(8, *(len(s.spec) for s in summaries))
     columns = (
         f"{'strategy':<{width}}  seats  win/seat  95% CI            null     t        p        "
-        f"points/seat  decisions  cpu mean ms  cpu p99 ms"
+        f"points/seat  decisions  cpu mean ms  cpu p99 ms  points edge [95% CI]"
     )
     lines = [heading(config, seconds), columns]
     for s in summaries:
@@ -111,7 +130,7 @@ def table(config: ArenaConfig, summaries: list[Summary], seconds: float) -> list
         lines.append(
             f"{s.spec:<{width}}  {s.seats:>5}  {_pct(s.win.mean):>8}  {ci:<16}  {_pct(s.test.null):>5}  "
             f"{t:>7}  {_p(s.test.p):>7}  {s.points.mean:>11.1f}  {s.decisions:>9}  "
-            f"{_ms(s.cpu_mean_ms):>11}  {_ms(s.cpu_p99_ms):>10}"
+            f"{_ms(s.cpu_mean_ms):>11}  {_ms(s.cpu_p99_ms):>10}  {_edge(s.edge)}"
         )
     return lines
 
