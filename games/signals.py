@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from django.dispatch import Signal
@@ -33,13 +32,13 @@ match_finished = Signal()
 
 @dataclass(frozen=True)
 class FollowUp:
-    """What a committed change tells live play: the game, its seq, what is due next."""
+    """What a committed change tells live play: the game, its seq, what is due next
+    (a turn deadline is not: the turn clock reads it from the game row)."""
 
     game_id: int
     seq: int
     bot_turn: bool
     bot_delay_ms: int
-    deadline: datetime | None
     user_ids: tuple[int, ...] | None = None  # the seated accounts; None: look them up
     # The game's status at ``seq`` and the change's events (ending at ``seq``), when the
     # change hands them over; None: the notice reads the last events itself.

@@ -226,7 +226,6 @@ class GameChange:
             seq=game.seq,
             bot_turn=self._bot_turn,
             bot_delay_ms=game.bot_delay_ms,
-            deadline=game.turn_deadline,
             user_ids=None if seats is None else tuple(s.player_id for s in seats if s.player_id is not None),
             # What live listeners are told, without reading it back: the change's events end at seq.
             status=game.status if self._new_events else None,

@@ -65,8 +65,8 @@ STOP_SECONDS = 10
 WHAT_OURS_DOES = (
     "ours: POST /api/v1/games/<id>/moves/ - token auth, rate limit, exactly-once move id (expected_seq), "
     "row lock, rules engine on the hidden hands, game row + event log + audit written in one commit, "
-    "the mover's view; after the commit the notice published (Redis) and the next turn's clock sent to Celery "
-    "(its worker runs it at the deadline or drops it as stale); ratings when a match ends"
+    "the next turn's deadline on the game row (beat's turn clock reads the due ones: nothing sent a move), "
+    "the mover's view; after the commit the notice published (Redis); ratings when a match ends"
 )
 WHAT_PEER_DOES = (
     "boardgameio: POST /peer/games/dominoes/<id>/moves - boardgame.io's Master.onUpdate on its per-match queue: "
