@@ -13,15 +13,17 @@ lock (``players.login``) like wrong passwords.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, cast
 from urllib.parse import urlencode
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import NoReverseMatch, path, reverse
+from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, path, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 
@@ -38,9 +40,17 @@ def _gated(user: Any) -> bool:
 
 
 def _admin_prefix() -> str | None:
-    """Where the admin's pages are (None under a URL map without the admin, some tests')."""
+    """Where the admin's pages are (None under a URL map without the admin, some
+    tests'), under this request's URL map and script prefix: worked out once for
+    each pair, not reversed (a walk of the URL map) on every request of the site
+    (docs/performance.md, "Measurements behind the code")."""
+    return _admin_prefix_under(get_urlconf() or settings.ROOT_URLCONF, get_script_prefix())
+
+
+@lru_cache(maxsize=32)
+def _admin_prefix_under(urlconf: Any, script_prefix: str) -> str | None:
     try:
-        return reverse("admin:index")
+        return reverse("admin:index", urlconf=urlconf)
     except NoReverseMatch:
         return None
 

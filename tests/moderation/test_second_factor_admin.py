@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.test import Client
-from django.urls import reverse
+from django.urls import reverse, set_script_prefix
 
 from moderation.models import AuditEntry
 from players import login
+from players.admin_gate import _admin_prefix
 from players.models import RecoveryCode, SecondFactor, User
 from tests.conftest import PASSWORD
 from tests.moderation.admin_login import second_factor_secret
@@ -203,3 +204,17 @@ def test_a_superuser_may_reset_a_moderators_second_factor(make_player):
     run_list_action(admin, changelist, "reset_second_factor", [olav.pk], reason="Asked by Olav in person.")
     assert not SecondFactor.objects.filter(user=olav).exists()
     assert audit_actions(action="second_factor_reset") == ["second_factor_reset"]
+
+
+def test_the_gate_finds_the_admin_under_each_url_map_and_script_prefix(settings) -> None:
+    """The admin's prefix is worked out once per URL map and script prefix
+    (players.admin_gate), and is still the right one for each."""
+    assert _admin_prefix() == "/admin/"
+    set_script_prefix("/chicken/")
+    try:
+        assert _admin_prefix() == "/chicken/admin/"
+    finally:
+        set_script_prefix("/")
+    assert _admin_prefix() == "/admin/"
+    settings.ROOT_URLCONF = "tests.api.error_urls"  # a map without the admin
+    assert _admin_prefix() is None
