@@ -25,7 +25,7 @@ register_enum(
             _("Game not rated"),
         ),
         RatingCode.INVALID_CURSOR: (
-            400,
+            422,  # the contract's shape, refused for what the server knows: as every such refusal
             _("The cursor is not one a leaderboard page gave: follow the page's next link as it is."),
             _("Invalid cursor"),
         ),

@@ -285,7 +285,7 @@ def test_a_cursor_page_reads_on_along_the_index_without_an_offset_or_a_count(api
     ],
 )
 def test_a_bad_cursor_is_refused_with_its_own_code(api_client, tied_board, cursor):
-    body = refused(api_client.get(BOARD, {"pool": "3-4", "cursor": cursor}), 400, "invalid_cursor")
+    body = refused(api_client.get(BOARD, {"pool": "3-4", "cursor": cursor}), 422, "invalid_cursor")
     assert body["detail"]
     # An empty one is no cursor at all: refused as every empty query value is.
     refused(api_client.get(BOARD, {"pool": "3-4", "cursor": ""}), 400, "validation_error")
@@ -294,13 +294,13 @@ def test_a_bad_cursor_is_refused_with_its_own_code(api_client, tied_board, curso
 @pytest.mark.django_db
 def test_a_cursor_with_an_offset_is_refused(api_client, tied_board):
     first = ok(api_client.get(BOARD, {"pool": "3-4", "limit": 2}))
-    refused(api_client.get(first["next"] + "&offset=4"), 400, "invalid_cursor")
+    refused(api_client.get(first["next"] + "&offset=4"), 422, "invalid_cursor")
 
 
 @pytest.mark.django_db
 def test_a_bad_cursor_is_refused_in_estonian_too(api_client, tied_board):
-    english = refused(api_client.get(BOARD, {"cursor": "nonsense"}), 400, "invalid_cursor")
-    estonian = refused(api_client.get(BOARD, {"cursor": "nonsense"}, HTTP_ACCEPT_LANGUAGE="et"), 400, "invalid_cursor")
+    english = refused(api_client.get(BOARD, {"cursor": "nonsense"}), 422, "invalid_cursor")
+    estonian = refused(api_client.get(BOARD, {"cursor": "nonsense"}, HTTP_ACCEPT_LANGUAGE="et"), 422, "invalid_cursor")
     assert estonian["detail"] != english["detail"] and estonian["title"] != english["title"]
 
 
