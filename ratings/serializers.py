@@ -22,7 +22,9 @@ class LeaderboardQueryInput(serializers.Serializer):
         default=BoardKind.ALL.value,
         help_text="Everyone (`all`), human accounts only (`humans`) or bot accounts only (`bots`).",
     )
-    cursor = serializers.CharField(
+    cursor = serializers.RegexField(
+        r"^[A-Za-z0-9_-]+$",  # base64url, as a page's next link writes it (ratings.selectors.BoardCursor)
+        max_length=200,
         required=False,
         help_text="Where the page starts: the value a page's `next` link carries (opaque; not with `offset`). "
         "Every page so reached costs what the first does, however deep.",

@@ -281,14 +281,17 @@ def test_a_cursor_page_reads_on_along_the_index_without_an_offset_or_a_count(api
         "MjoxOjE6bmFu",  # ordinal nan
         "MjoxOjk5OTk5OTk5OTk5OTk5OTk5OTk5OTk5OjEuMA",  # an account id past bigint
         "OTk5OTk5OTk5OTk5OjE6MToxLjA",  # a position past any board
-        "x" * 500,
+        "x" * 200,  # as long as the contract allows, no cursor
     ],
 )
 def test_a_bad_cursor_is_refused_with_its_own_code(api_client, tied_board, cursor):
     body = refused(api_client.get(BOARD, {"pool": "3-4", "cursor": cursor}), 422, "invalid_cursor")
     assert body["detail"]
-    # An empty one is no cursor at all: refused as every empty query value is.
+    # An empty one is no cursor at all: refused as every empty query value is; so is one
+    # the contract's pattern or length forbids (a cursor is base64url, 200 characters at most).
     refused(api_client.get(BOARD, {"pool": "3-4", "cursor": ""}), 400, "validation_error")
+    refused(api_client.get(BOARD, {"pool": "3-4", "cursor": "x" * 201}), 400, "validation_error")
+    refused(api_client.get(BOARD, {"pool": "3-4", "cursor": "a b"}), 400, "validation_error")
 
 
 @pytest.mark.django_db
