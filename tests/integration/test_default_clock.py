@@ -17,7 +17,7 @@ pytestmark = WITH_WORKERS
 
 def test_an_abandoned_seat_goes_to_a_bot_at_the_default_clock(people: Any, start_worker: Any, settings: Any) -> None:
     settings.DEFAULT_TURN_SECONDS = 2
-    worker = start_worker()
+    worker = start_worker(beat=True)  # beat runs the turn clock (ops.clock)
     _, alice_client = people.player()
     bob, bob_client = people.player()
     body = {"ruleset": {"set_max": 6, "players": 2, "rounds": 1}, "bot_strategy": "random"}

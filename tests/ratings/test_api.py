@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from players import services as player_services
+from ratings import cache as ratings_cache
 from ratings import services, skill
 from ratings.models import Rating, RatingPool
 from tests.api.games_helpers import ok, play_to_end, refused
@@ -309,11 +310,14 @@ def test_a_bad_cursor_is_refused_in_estonian_too(api_client, tied_board):
 
 @pytest.mark.django_db
 def test_a_new_member_moves_the_cached_count_on_without_counting_the_board(
-    api_client, make_table, seeded, django_capture_on_commit_callbacks
+    api_client, make_table, seeded, django_capture_on_commit_callbacks, monkeypatch
 ):
     """The board's count is kept: a rated match that adds accounts to the pool adds them
     to the cached counts when it commits (everyone's and the human board's), so the next
     page counts nothing - however large the pool."""
+    # Without Redis the count lives LOCAL_PAGE_SECONDS (5 s) in this process's memory:
+    # playing the match may take longer on a busy machine; its lifetime is not tested here.
+    monkeypatch.setattr(ratings_cache, "LOCAL_PAGE_SECONDS", 3600)
     assert [ok(api_client.get(BOARD, {"pool": "3-4", "kind": k}))["count"] for k in ("all", "humans", "bots")] == [
         6,
         4,

@@ -178,6 +178,8 @@ def play_turn(driver: Any, rng: random.Random) -> dict[str, Any]:
                 ends = css(driver, "[data-testid=end-choices] button[data-end]")
                 if ends:  # it fits several ends: the page asks where
                     choice = rng.choice(ends)
+                    if not choice.is_displayed():  # a hand's end came up over them meanwhile
+                        raise ElementNotInteractableException("the end choices are hidden")
                     assert choice.text.startswith(f"{move['tile']} on "), choice.text
                     choice.click()
             elif draw := css(driver, "[data-testid=draw-button]"):
