@@ -14,8 +14,8 @@ from django.db import transaction
 from django.utils.translation import gettext
 
 from core.errors import ApiError, CoreCode
+from moderation.guard import MODERATE_PERMISSION, require_reason
 from moderation.models import AuditAction, AuditEntry
-from moderation.services import MODERATE_PERMISSION
 from players import second_factor
 from players.models import User
 
@@ -33,13 +33,7 @@ def moderation_second_factor_reset(*, player: User, by: User, reason: str) -> bo
             gettext("Nobody resets their own second factor: ask another moderator or a superuser."),
             code=CoreCode.PERMISSION_DENIED,
         )
-    reason = reason.strip()
-    if not reason:
-        raise ApiError(
-            gettext("A reason is required for this action."),
-            code=CoreCode.VALIDATION_ERROR,
-            extra={"errors": {"reason": [gettext("This field is required.")]}},
-        )
+    reason = require_reason(reason)
     with transaction.atomic():
         User.objects.select_for_update().only("pk").get(pk=player.pk)
         had = second_factor.reset(user=player)
