@@ -38,9 +38,24 @@ class LimitOffsetPagination(DrfLimitOffsetPagination):
     #: A view may set how the page's ``count`` is found, when a statement of its own
     #: counts faster than ``COUNT(*)`` over the listed query (it must count the same rows).
     counter: Callable[[], int] | None = None
+    #: ... and how the page's rows are read, ``(limit, offset) -> rows``, when a statement
+    #: of its own reads them faster than a slice of the listed query (the same rows).
+    pager: Callable[[int, int], list[Any]] | None = None
 
     def get_count(self, queryset: Any) -> int:
         return self.counter() if self.counter is not None else int(super().get_count(queryset))
+
+    def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> list[Any] | None:
+        if self.pager is None:
+            return super().paginate_queryset(queryset, request, view)
+        # DRF's steps, the page read by the view's pager instead of a slice of the query.
+        self.request, self.limit = request, self.get_limit(request)
+        if self.limit is None:
+            return None
+        self.count, self.offset = self.get_count(queryset), self.get_offset(request)
+        if self.offset >= self.count:  # past the end (or nothing listed): no page to read
+            return []
+        return self.pager(self.limit, self.offset)
 
     def get_limit(self, request: Request) -> int | None:
         return validated(PageQueryInput, request.query_params).get("limit", self.default_limit)

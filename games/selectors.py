@@ -50,21 +50,27 @@ def game_list(*, status: str | None = None, mine_of: User | None = None, player:
     return games
 
 
+def _listed_game_of_seat() -> Subquery:
+    """The seat's game if ``game_list(player=...)`` lists it (finished, not practice),
+    looked up by key: a subquery per seat (its LIMIT keeps the planner from turning it
+    into a join), for counting and paging one player's games from their seats."""
+    return Subquery(
+        Game.objects.filter(pk=OuterRef("game_id"), status=GameStatus.FINISHED, practice=False)
+        .order_by()
+        .values("pk")[:1]
+    )
+
+
 def player_game_count(*, player: User) -> int:
     """How many games ``game_list(player=player)`` lists, counted from the player's
     seats: each seat looks its game up by key (a subquery per seat, which the
     planner cannot turn into a join), so the count costs the player's games, not
     the site's - as a semi-join of the games it read the whole games table for a
     busy player (docs/performance.md, "Hot paths on a large database")."""
-    listed = (
-        Game.objects.filter(pk=OuterRef("game_id"), status=GameStatus.FINISHED, practice=False)
-        .order_by()
-        .values("pk")[:1]  # the LIMIT keeps it a subquery per seat
-    )
     return (
         Seat.objects.filter(player=player)
         .order_by()
-        .annotate(listed=Subquery(listed))
+        .annotate(listed=_listed_game_of_seat())
         .filter(listed__isnull=False)
         .count()
     )
@@ -77,14 +83,9 @@ def player_game_page(*, player: User, limit: int, offset: int) -> list[int]:
     read, whatever the player's history - where a join walked the games table
     backwards by key until it had met the page's (1,816 games for 50 of a busy
     account's: docs/performance.md, "Hot paths on a large database")."""
-    listed = (
-        Game.objects.filter(pk=OuterRef("game_id"), status=GameStatus.FINISHED, practice=False)
-        .order_by()
-        .values("pk")[:1]  # the LIMIT keeps it a subquery per seat
-    )
     seats = (
         Seat.objects.filter(player=player)
-        .annotate(listed=Subquery(listed))
+        .annotate(listed=_listed_game_of_seat())
         .filter(listed__isnull=False)
         .order_by("-game_id")
         .values_list("game_id", flat=True)

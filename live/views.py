@@ -89,16 +89,9 @@ class GameListCreateApi(GenericAPIView):
         if pages is not None and isinstance(paginator, LimitOffsetPagination):
             # One account's games: the page's ids from the account's own index entries,
             # then those games by key (docs/performance.md, "Hot paths on a large database").
-            counter, pager = pages
-            limit, offset = (
-                paginator.get_limit(request) or settings.REST_FRAMEWORK["PAGE_SIZE"],
-                paginator.get_offset(request),
-            )
-            paginator.request, paginator.limit, paginator.offset = request, limit, offset
-            paginator.count = counter()
-            page = selectors.games_by_ids(ids=pager(limit, offset)) if paginator.count > offset else []
-        else:
-            page = self.paginate_queryset(games) or []
+            paginator.counter, ids = pages
+            paginator.pager = lambda limit, offset: selectors.games_by_ids(ids=ids(limit, offset))
+        page = self.paginate_queryset(games) or []
         return self.get_paginated_response([output.game_summary_output(game) for game in page])
 
     @extend_schema(
