@@ -74,6 +74,13 @@ def tables(set_max: int, double_blank_points: int) -> tuple[tuple[int, ...], tup
     return high, low, points
 
 
+@cache
+def covers(set_max: int) -> tuple[frozenset[int], ...]:
+    """Per pip: the tiles that cover a double of it (the other tiles with that pip)."""
+    tiles = full_set(set_max)
+    return tuple(frozenset(i for i, (h, lo) in enumerate(tiles) if (h == pip) != (lo == pip)) for pip in range(set_max + 1))
+
+
 class Sim:
     """One round, for search. Build it with ``from_match`` or ``from_position``."""
 
@@ -304,7 +311,7 @@ class Sim:
                     w = points[u]
                     if policy != HEAVY and high[u] == low[u]:
                         d = high[u]
-                        w += 3 * min(3, sum(1 for v in hand if (high[v] == d) != (low[v] == d)))
+                        w += 3 * min(3, len(covers(self.set_max)[d].intersection(hand)))
                     if w > weight:
                         t, weight = u, w
             if t < 0:
@@ -318,16 +325,93 @@ class Sim:
 
     def advance(self, seat: int, rng: random.Random, policy: int = GREEDY) -> list[int]:
         """Play the others by ``policy`` (and ``seat``'s forced moves) until ``seat``
-        has a choice; its choices then (``legal_moves``), or [] once the round ended."""
-        while not self.ended:
-            if self.turn == seat:
-                moves = self.legal_moves()
-                if len(moves) > 1:
-                    return moves
-                self.apply(moves[0])
+        has a choice; its choices then (``legal_moves``), or [] once the round ended.
+
+        The same moves, drawing the same random numbers, as ``policy_move`` and
+        ``apply`` one at a time (``tests/bots/test_sim.py`` keeps them equal), in
+        ``rollout``'s inlined loop: it runs in every play-out of the tree search.
+        Once the boneyard is empty the round ends, as in ``rollout``, when every
+        seat in a row had to pass."""
+        if self.ended:
+            return []
+        hands, counts, stock = self.hands, self.counts, self.stock
+        high, low, points = self.high, self.low, self.points
+        players, turn, pending, pip_pending = self.players, self.turn, self.pending, self.pending_pip
+        drawn, passes, rand = self.drawn, 0, rng.random
+        cover = covers(self.set_max)
+        while True:
+            hand = hands[turn]
+            best = -1
+            if drawn >= 0:
+                if turn == seat:
+                    break  # play the drawn tile or pass: a choice
+                best, drawn = drawn, -1
             else:
-                self.apply(self.policy_move(rng, policy))
-        return []
+                weight = -1
+                if pending:
+                    found = 0
+                    for t in hand:
+                        if high[t] == pip_pending or low[t] == pip_pending:
+                            found += 1
+                            if points[t] > weight:
+                                best, weight = t, points[t]
+                    if turn == seat and found > 1:
+                        break
+                else:
+                    found = 0
+                    for t in hand:
+                        h, lo = high[t], low[t]
+                        if counts[h] or counts[lo]:
+                            found += 2 if h != lo and counts[h] and counts[lo] else 1
+                            w = points[t]
+                            if policy != HEAVY and h == lo:
+                                w += 3 * min(3, len(cover[h].intersection(hand)))
+                            if w > weight:
+                                best, weight = t, w
+                    if turn == seat and found > 1:
+                        break
+                if best < 0:
+                    if stock:
+                        t = stock.pop()
+                        hand.append(t)
+                        if (high[t] == pip_pending or low[t] == pip_pending) if pending else (counts[high[t]] or counts[low[t]]):
+                            drawn = t
+                        else:
+                            turn = (turn + 1) % players
+                        passes = 0
+                        continue
+                    passes += 1
+                    if passes >= players:
+                        self.turn, self.pending, self.pending_pip = turn, pending, pip_pending if pending else -1
+                        self.drawn, self.ended = -1, True
+                        return []
+                    turn = (turn + 1) % players
+                    continue
+            passes = 0
+            hand.remove(best)
+            h, lo = high[best], low[best]
+            if pending:
+                pip = pip_pending
+                pending -= 1
+            elif counts[h] and counts[lo] and h != lo:
+                pip = h if rand() < 0.5 else lo  # as ``policy_move``: a random pip, whatever the policy
+            else:
+                pip = h if counts[h] else lo
+            counts[pip] -= 1
+            if h == lo:
+                counts[h] += 3
+                pending, pip_pending = 3, h
+            else:
+                counts[lo if pip == h else h] += 1
+            if not pending:
+                pip_pending = -1
+            if not hand:
+                self.turn, self.pending, self.pending_pip = (turn + 1) % players, pending, pip_pending
+                self.drawn, self.ended, self.went_out = -1, True, turn
+                return []
+            turn = (turn + 1) % players
+        self.turn, self.pending, self.pending_pip, self.drawn = turn, pending, pip_pending if pending else -1, drawn
+        return self.legal_moves()
 
     # -- play-outs ----------------------------------------------------------
     def rollout(self, rng: random.Random, policy: int = GREEDY, record: list[int] | None = None) -> list[int]:
@@ -349,6 +433,7 @@ class Sim:
         high, low, points = self.high, self.low, self.points
         players, seat, pending, pip_pending = self.players, self.turn, self.pending, self.pending_pip
         drawn, passes, rand = self.drawn, 0, rng.random
+        cover = covers(self.set_max)
         self.drawn = -1
         while True:
             hand = hands[seat]
@@ -367,7 +452,7 @@ class Sim:
                             w = points[t]
                             if policy != HEAVY and high[t] == low[t]:
                                 d = high[t]
-                                w += 3 * min(3, sum(1 for u in hand if (high[u] == d) != (low[u] == d)))
+                                w += 3 * min(3, len(cover[d].intersection(hand)))
                             if w > weight:
                                 best, weight = t, w
                 if best < 0:

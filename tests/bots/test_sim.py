@@ -168,6 +168,42 @@ def test_a_rollout_is_a_legal_play_out_with_the_engines_scores(
         match.apply(match.turn, chooser.choice(match.legal_moves()))
 
 
+def advance_step_by_step(sim: Sim, seat: int, rng: random.Random, policy: int) -> list[int]:
+    """What ``Sim.advance`` does, one ``policy_move`` and ``apply`` at a time."""
+    while not sim.ended:
+        if sim.turn == seat:
+            moves = sim.legal_moves()
+            if len(moves) > 1:
+                return moves
+            sim.apply(moves[0])
+        else:
+            sim.apply(sim.policy_move(rng, policy))
+    return []
+
+
+@settings(PROPERTY_SETTINGS, max_examples=30)
+@given(rulesets(), seeds, choosers)
+def test_advance_is_the_policy_move_by_move(ruleset: Ruleset, seed: int, chooser: random.Random) -> None:
+    """``advance`` (the tree search's inlined loop) stops where ``policy_move`` and
+    ``apply`` one at a time stop, with the same choices, the same position (or the same
+    end of the round and scores), and drawing the same random numbers."""
+    match, _ = Match.new(ruleset, seed)
+    while match.status == PLAYING:
+        if chooser.random() < 0.3:
+            for policy in (GREEDY, HEAVY):
+                seat = chooser.randrange(ruleset.players)
+                fast, slow = Sim.from_match(match), Sim.from_match(match)
+                key = chooser.random()
+                fast_rng, slow_rng = random.Random(key), random.Random(key)
+                assert fast.advance(seat, fast_rng, policy) == advance_step_by_step(slow, seat, slow_rng, policy)
+                assert fast.ended == slow.ended and fast_rng.random() == slow_rng.random()
+                if slow.ended:
+                    assert fast.scores() == slow.scores() and fast.went_out == slow.went_out
+                else:
+                    assert sim_state(fast) == sim_state(slow) and fast.turn == seat
+        match.apply(match.turn, chooser.choice(match.legal_moves()))
+
+
 def test_a_rollout_leaves_its_start_alone_on_a_copy() -> None:
     match, _ = Match.new(Ruleset(set_max=9, players=4), 11)
     sim = Sim.from_match(match)
