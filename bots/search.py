@@ -58,6 +58,14 @@ class SearchSettings:
     # on that deal, with exploration ``explore``), the rest played by the play-out policy.
     depth: int = 1
     explore: float = 0.5
+    # Stop early once the leading choice is clearly ahead: after every ``CHECK_EVERY``
+    # deals, if the leader's mean value over the deals both were played on beats the
+    # runner-up's by more than ``settle`` standard errors of that paired difference
+    # (0: never; spend the whole budget).
+    settle: float = 0.0
+
+
+CHECK_EVERY = 16  # deals between two checks of ``settle``
 
 
 def _round_spread(view: Mapping[str, Any]) -> float:
@@ -143,6 +151,9 @@ def search_move(
     spent = 0
     # Successive halving: the budget in rounds; after each round the weaker half goes.
     stages = max(1, math.ceil(math.log2(len(choices)))) if settings.halving else 1
+    settle = settings.settle
+    values: list[list[float]] = [[] for _ in choices]  # per choice, its value on each deal (settle)
+    dealt = 0
     for stage in range(stages):
         share = (budget - spent) // (stages - stage)
         deals = max(1, share // len(alive))
@@ -166,8 +177,13 @@ def search_move(
                     value = utility(sim.rollout(rng, policy))
                 totals[c] += weight * value
                 counts[c] += weight
+                if settle:
+                    values[c].append(value)
             spent += len(alive)
+            dealt += 1
             if stop is not None and stop():
+                break
+            if settle and dealt % CHECK_EVERY == 0 and _settled(alive, totals, counts, values, settle):
                 break
         else:
             if len(alive) > 1 and stage < stages - 1:
@@ -177,6 +193,27 @@ def search_move(
         break
     best = max(alive, key=lambda c: totals[c] / counts[c] if counts[c] else -math.inf)
     return dict(choices[best][1])
+
+
+def _settled(
+    alive: list[int], totals: list[float], counts: list[float], values: list[list[float]], settle: float
+) -> bool:
+    """Whether the leading choice among ``alive`` beats the runner-up by more than
+    ``settle`` standard errors of their paired difference over the deals so far (a
+    choice still alive was played on every deal, so their values line up)."""
+    if len(alive) < 2:
+        return True
+    ranked = sorted(alive, key=lambda c: totals[c] / counts[c] if counts[c] else -math.inf, reverse=True)
+    lead, second = values[ranked[0]], values[ranked[1]]
+    n = len(lead)
+    if n < CHECK_EVERY:
+        return False
+    diffs = [a - b for a, b in zip(lead, second, strict=True)]
+    mean = sum(diffs) / n
+    if mean <= 0.0:
+        return False
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean * mean > settle * settle * var / n
 
 
 def _descend(

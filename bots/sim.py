@@ -78,7 +78,9 @@ def tables(set_max: int, double_blank_points: int) -> tuple[tuple[int, ...], tup
 def covers(set_max: int) -> tuple[frozenset[int], ...]:
     """Per pip: the tiles that cover a double of it (the other tiles with that pip)."""
     tiles = full_set(set_max)
-    return tuple(frozenset(i for i, (h, lo) in enumerate(tiles) if (h == pip) != (lo == pip)) for pip in range(set_max + 1))
+    return tuple(
+        frozenset(i for i, (h, lo) in enumerate(tiles) if (h == pip) != (lo == pip)) for pip in range(set_max + 1)
+    )
 
 
 class Sim:
@@ -374,7 +376,11 @@ class Sim:
                     if stock:
                         t = stock.pop()
                         hand.append(t)
-                        if (high[t] == pip_pending or low[t] == pip_pending) if pending else (counts[high[t]] or counts[low[t]]):
+                        if (
+                            (high[t] == pip_pending or low[t] == pip_pending)
+                            if pending
+                            else (counts[high[t]] or counts[low[t]])
+                        ):
                             drawn = t
                         else:
                             turn = (turn + 1) % players

@@ -103,11 +103,11 @@ def choose_greedy(view: View, rng: random.Random) -> Move:
 TIME_CAP_SECONDS = 0.25
 
 # ``strong``: the search with the tree over the seat's own next decision (``depth=2``)
-# and 300 play-outs, about the budget of a decision (10 ms of CPU on the development
-# machine, twice ``hard``'s). ``hard`` is kept exactly as the search was (a golden test
-# keeps its moves): the yardstick ``strong`` is measured against (docs/bots.md).
+# and 300 play-outs, stopping early once its leading choice is ahead by two standard
+# errors (``settle=2.0``), within the budget of a decision (docs/bots.md). ``hard`` is
+# kept exactly as the search was (a golden test keeps its moves): the yardstick ``strong`` is measured against (docs/bots.md).
 LEVELS: dict[str, SearchSettings] = {
-    "strong": SearchSettings(rollouts=300, depth=2),
+    "strong": SearchSettings(rollouts=300, depth=2, settle=2.0),
     "hard": SearchSettings(rollouts=200),
     "medium": SearchSettings(rollouts=40),
     "easy": SearchSettings(rollouts=12, blunder=0.3),

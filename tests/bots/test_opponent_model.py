@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bots.knowledge import Knowledge
-from bots.search import SearchSettings, candidates, search_move
+from bots.search import CHECK_EVERY, SearchSettings, _settled, candidates, search_move
 from bots.sim import DRAW, PASS, Sim, move_tile
 from bots.strategies import INFORMATION_SET, LEVELS, STRATEGIES, choose_greedy
 from games.engine import PLAYING, Match, Ruleset, seat_view
@@ -34,9 +34,10 @@ def test_hard_plays_exactly_as_the_search_before_the_opponent_model() -> None:
 
 
 def test_strong_is_the_search_with_the_tree_and_plays_differently() -> None:
-    """``strong`` is ``hard``'s search with the tree over its own next decision and 300
-    play-outs (docs/bots.md: what the arena measured of it); it changes some moves."""
-    assert LEVELS["strong"] == SearchSettings(rollouts=300, depth=2)
+    """``strong`` is ``hard``'s search with the tree over its own next decision, 300
+    play-outs and the early stop (docs/bots.md: what the arena measured of it); it
+    changes some moves."""
+    assert LEVELS["strong"] == SearchSettings(rollouts=300, depth=2, settle=2.0)
     found = views(Ruleset(set_max=9, players=4, rounds=3), 12, every=3)[:12]
     strong = [STRATEGIES["strong"].choose(v, random.Random(i)) for i, v in enumerate(found)]
     assert all(move in v["legal_moves"] for move, v in zip(strong, found, strict=True))
@@ -195,3 +196,46 @@ def test_the_tree_search_is_legal_replays_and_keeps_its_budget(
             choices = len(candidates(view))
             assert 40 - 2 * choices <= len(calls) <= 40 + choices
             assert search_move(view, random.Random(5), settings) == move
+
+
+def test_the_early_stop_settles_only_on_a_clear_lead() -> None:
+    """``settle``: the leader must beat the runner-up by more than ``settle`` standard
+    errors of their paired difference, over at least ``CHECK_EVERY`` deals."""
+    clear = [[0.6 + 0.01 * (i % 3) for i in range(CHECK_EVERY)], [0.4 + 0.01 * (i % 5) for i in range(CHECK_EVERY)]]
+    noisy = [[0.5 + (0.3 if i % 2 else -0.3) for i in range(CHECK_EVERY)], [0.5] * CHECK_EVERY]
+    sums = [sum(v) for v in clear]
+    assert _settled([0, 1], sums, [CHECK_EVERY] * 2, clear, 2.0)
+    assert not _settled([0, 1], sums, [CHECK_EVERY] * 2, [v[:8] for v in clear], 2.0)  # too few deals yet
+    sums = [sum(v) + (0.1 if i == 0 else 0.0) for i, v in enumerate(noisy)]
+    assert not _settled([0, 1], sums, [CHECK_EVERY] * 2, noisy, 2.0)
+
+
+def test_the_early_stop_spends_less_and_keeps_clear_choices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``settle`` the search spends less of its budget over a match's decisions,
+    never more, and replays; where it stops early, its choice is the one the whole
+    budget picks in most decisions (the leader was clear)."""
+    calls = []
+    rollout = Sim.rollout
+
+    def counted(self: Sim, *args: Any, **kwargs: Any) -> list[int]:
+        calls.append(1)
+        return rollout(self, *args, **kwargs)
+
+    monkeypatch.setattr(Sim, "rollout", counted)
+    whole, settled = SearchSettings(rollouts=300, depth=2), SearchSettings(rollouts=300, depth=2, settle=2.0)
+    spent = {"whole": 0, "settled": 0}
+    same = early = 0
+    for view in views(Ruleset(set_max=9, players=4, rounds=2), 21, every=2)[:24]:
+        calls.clear()
+        full = search_move(view, random.Random(3), whole)
+        spent["whole"] += len(calls)
+        calls.clear()
+        move = search_move(view, random.Random(3), settled)
+        spent["settled"] += len(calls)
+        assert move in view["legal_moves"] and len(calls) <= 300 + len(candidates(view))
+        assert search_move(view, random.Random(3), settled) == move
+        if len(calls) < 280:
+            early += 1
+            same += move == full
+    assert spent["settled"] < spent["whole"] and early
+    assert same >= early * 3 // 4
