@@ -260,3 +260,28 @@ def test_runs_in_pieces_report_as_one_run(tmp_path: Path, capsys: pytest.Capture
     )
     with pytest.raises(SystemExit):
         main(["--report", f"{paths[0]},{other}"])
+
+
+def test_the_referee_screen_ranks_a_small_budget_below_a_large_one(capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m tools.arena.referee``: a row per spec, the first the baseline, the
+    others paired with it; the referee values exactly the distinct choices."""
+    from bots.search import candidates
+    from games.engine import seat_view
+    from tools.arena.bench import positions
+    from tools.arena.referee import main as referee_main
+    from tools.arena.referee import referee_values, settings_of
+
+    view = next(v for v in (seat_view(m, m.turn) for m in positions(40, seed=11)) if len(candidates(v)) > 2)
+    values = referee_values(view, 60, 1)
+    assert len(values) == len(candidates(view))
+    assert all(json.loads(key) in view["legal_moves"] for key in values)
+    assert referee_values(view, 60, 1) == values  # seeded: it replays
+    with pytest.raises(LineupError):
+        settings_of("greedy")
+    referee_main(["--positions", "40", "--referee", "200", "--specs", "hard:rollouts=100,hard:rollouts=4"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("decisions: ")
+    first, second = out[2].split(), out[3].split()
+    assert first[0] == "hard:rollouts=100" and second[0] == "hard:rollouts=4"
+    assert len(second) == len(first) + 4  # the paired difference and its interval
+    assert float(second[1]) > float(first[1])  # 4 play-outs a decision err more than 100
