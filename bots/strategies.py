@@ -122,7 +122,8 @@ INFORMATION_SET = SearchSettings(rollouts=200, slip=0.3, tries=3, depth=2)
 _DESCRIPTIONS = {
     "strong": "Searches: deals the hidden tiles many times consistently with what it saw (its hand, the layout, "
     "every draw and pass), plays each choice out to the end of the round, and picks the best chance to win the "
-    "match; its own next decision is searched too (300 play-outs a decision).",
+    "match; its own next decision is searched too (300 play-outs a decision, fewer once one choice is clearly "
+    "ahead).",
     "hard": "Difficulty hard: the strong strategy's search with 200 play-outs a decision.",
     "medium": "Difficulty medium: the strong strategy's search with 40 play-outs a decision.",
     "easy": "Difficulty easy: the strong strategy's search with 12 play-outs a decision, and a random choice "
