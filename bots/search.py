@@ -10,7 +10,8 @@ From a seat's view alone (``seat_view``: nothing hidden) the search
    compared on the same deals) and plays the round out with a fast policy for every
    seat (``Sim.rollout``), scoring the end of the round by ``utility``;
 4. repeats 2-3 until ``rollouts`` play-outs are spent, dropping the weaker half of
-   the choices as it goes (successive halving), and returns the best choice.
+   the choices as it goes (successive halving), and returns the best choice; with
+   ``settle`` it answers sooner once the leader is clearly ahead of the runner-up.
 
 Its cost is bounded by ``rollouts``, a count, so a seeded ``rng`` replays it
 exactly; the caller may pass ``stop`` (a time cap, say) to end it early. The engine
