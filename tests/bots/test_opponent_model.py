@@ -178,16 +178,9 @@ def test_a_draw_or_pass_is_the_policy_when_nothing_fits() -> None:
     ],
 )
 def test_the_tree_search_is_legal_replays_and_keeps_its_budget(
-    settings: SearchSettings, monkeypatch: pytest.MonkeyPatch
+    settings: SearchSettings, rollout_calls: list[int]
 ) -> None:
-    calls = []
-    rollout = Sim.rollout
-
-    def counted(self: Sim, *args: Any, **kwargs: Any) -> list[int]:
-        calls.append(1)
-        return rollout(self, *args, **kwargs)
-
-    monkeypatch.setattr(Sim, "rollout", counted)
+    calls = rollout_calls
     for ruleset in (Ruleset(set_max=9, players=4, rounds=2), Ruleset(set_max=6, players=2)):
         for view in views(ruleset, 5)[:8]:
             calls.clear()
@@ -210,18 +203,11 @@ def test_the_early_stop_settles_only_on_a_clear_lead() -> None:
     assert not _settled([0, 1], sums, [CHECK_EVERY] * 2, noisy, 2.0)
 
 
-def test_the_early_stop_spends_less_and_keeps_clear_choices(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_early_stop_spends_less_and_keeps_clear_choices(rollout_calls: list[int]) -> None:
     """With ``settle`` the search spends less of its budget over a match's decisions,
     never more, and replays; where it stops early, its choice is the one the whole
     budget picks in most decisions (the leader was clear)."""
-    calls = []
-    rollout = Sim.rollout
-
-    def counted(self: Sim, *args: Any, **kwargs: Any) -> list[int]:
-        calls.append(1)
-        return rollout(self, *args, **kwargs)
-
-    monkeypatch.setattr(Sim, "rollout", counted)
+    calls = rollout_calls
     whole, settled = SearchSettings(rollouts=300, depth=2), SearchSettings(rollouts=300, depth=2, settle=2.0)
     spent = {"whole": 0, "settled": 0}
     same = early = 0

@@ -66,15 +66,8 @@ def test_the_search_picks_a_legal_move_and_replays_from_its_seed(ruleset: Rulese
         assert search_move(view, random.Random(5), quick) == move
 
 
-def test_the_budget_is_a_count_of_rollouts(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = []
-    rollout = Sim.rollout
-
-    def counted(self: Sim, *args: Any, **kwargs: Any) -> list[int]:
-        calls.append(1)
-        return rollout(self, *args, **kwargs)
-
-    monkeypatch.setattr(Sim, "rollout", counted)
+def test_the_budget_is_a_count_of_rollouts(rollout_calls: list[int]) -> None:
+    calls = rollout_calls
     for halving in (True, False):
         for view in views(Ruleset(set_max=9, players=4, rounds=1), 8, every=3)[:8]:
             calls.clear()
