@@ -384,11 +384,10 @@ class Sim:
                             drawn = t
                         else:
                             turn = (turn + 1) % players
-                        passes = 0
                         continue
-                    passes += 1
+                    passes += 1  # the boneyard is empty: a pass
                     if passes >= players:
-                        self.turn, self.pending, self.pending_pip = turn, pending, pip_pending if pending else -1
+                        self.turn, self.pending, self.pending_pip = turn, pending, pip_pending
                         self.drawn, self.ended = -1, True
                         return []
                     turn = (turn + 1) % players
@@ -416,7 +415,7 @@ class Sim:
                 self.drawn, self.ended, self.went_out = -1, True, turn
                 return []
             turn = (turn + 1) % players
-        self.turn, self.pending, self.pending_pip, self.drawn = turn, pending, pip_pending if pending else -1, drawn
+        self.turn, self.pending, self.pending_pip, self.drawn = turn, pending, pip_pending, drawn
         return self.legal_moves()
 
     # -- play-outs ----------------------------------------------------------
