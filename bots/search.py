@@ -155,6 +155,10 @@ def search_move(
     settle = settings.settle
     values: list[list[float]] = [[] for _ in choices]  # per choice, its value on each deal (settle)
     dealt = 0
+
+    def mean(c: int) -> float:
+        return totals[c] / counts[c] if counts[c] else -math.inf
+
     for stage in range(stages):
         share = (budget - spent) // (stages - stage)
         deals = max(1, share // len(alive))
@@ -184,28 +188,26 @@ def search_move(
             dealt += 1
             if stop is not None and stop():
                 break
-            if settle and dealt % CHECK_EVERY == 0 and _settled(alive, totals, counts, values, settle):
-                break
+            if settle and dealt % CHECK_EVERY == 0:
+                if len(alive) < 2:
+                    break
+                lead, second = sorted(alive, key=mean, reverse=True)[:2]
+                if _settled(values[lead], values[second], settle):
+                    break
         else:
             if len(alive) > 1 and stage < stages - 1:
-                alive.sort(key=lambda c: totals[c] / counts[c] if counts[c] else -math.inf, reverse=True)
+                alive.sort(key=mean, reverse=True)
                 alive = alive[: max(1, (len(alive) + 1) // 2)]
             continue
         break
-    best = max(alive, key=lambda c: totals[c] / counts[c] if counts[c] else -math.inf)
+    best = max(alive, key=mean)
     return dict(choices[best][1])
 
 
-def _settled(
-    alive: list[int], totals: list[float], counts: list[float], values: list[list[float]], settle: float
-) -> bool:
-    """Whether the leading choice among ``alive`` beats the runner-up by more than
-    ``settle`` standard errors of their paired difference over the deals so far (a
-    choice still alive was played on every deal, so their values line up)."""
-    if len(alive) < 2:
-        return True
-    ranked = sorted(alive, key=lambda c: totals[c] / counts[c] if counts[c] else -math.inf, reverse=True)
-    lead, second = values[ranked[0]], values[ranked[1]]
+def _settled(lead: list[float], second: list[float], settle: float) -> bool:
+    """Whether the leading choice beats the runner-up by more than ``settle`` standard
+    errors of their paired difference, over their values on the deals so far (a choice
+    still in the running was played on every deal, so the two lists line up)."""
     n = len(lead)
     if n < CHECK_EVERY:
         return False

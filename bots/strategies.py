@@ -105,7 +105,8 @@ TIME_CAP_SECONDS = 0.25
 # ``strong``: the search with the tree over the seat's own next decision (``depth=2``)
 # and 300 play-outs, stopping early once its leading choice is ahead by two standard
 # errors (``settle=2.0``), within the budget of a decision (docs/bots.md). ``hard`` is
-# kept exactly as the search was (a golden test keeps its moves): the yardstick ``strong`` is measured against (docs/bots.md).
+# kept exactly as the search was (a golden test keeps its moves): the yardstick
+# ``strong`` is measured against.
 LEVELS: dict[str, SearchSettings] = {
     "strong": SearchSettings(rollouts=300, depth=2, settle=2.0),
     "hard": SearchSettings(rollouts=200),
