@@ -46,6 +46,13 @@ class Strategy:
 STRATEGIES: dict[str, Strategy] = {}
 
 
+def gettext_noop(text: str) -> str:
+    """Marks ``text`` for the translation catalogue (``make messages`` finds calls of
+    this name) and returns it unchanged: this package is pure, so the text is
+    translated where a person reads it (``GET /bots/``: ``live.bot_views``)."""
+    return text
+
+
 def register(name: str, description: str) -> Callable[[Choose], Choose]:
     def add(choose: Choose) -> Choose:
         STRATEGIES[name] = Strategy(name, description, choose)
@@ -64,15 +71,17 @@ def _pips(tile: str) -> tuple[int, int]:
     return int(high), int(low)
 
 
-@register("random", "Plays a uniformly random legal move.")
+@register("random", gettext_noop("Plays a uniformly random legal move."))
 def choose_random(view: View, rng: random.Random) -> Move:
     return rng.choice(view["legal_moves"])
 
 
 @register(
     "greedy",
-    "Sheds the heaviest tile it can (the double-blank by its point value); prefers a double "
-    "when it also holds tiles to cover the foot's toes; always plays a drawn tile it can play.",
+    gettext_noop(
+        "Sheds the heaviest tile it can (the double-blank by its point value); prefers a double "
+        "when it also holds tiles to cover the foot's toes; always plays a drawn tile it can play."
+    ),
 )
 def choose_greedy(view: View, rng: random.Random) -> Move:
     plays = [m for m in view["legal_moves"] if m["type"] == "play"]
@@ -121,14 +130,18 @@ LEVELS: dict[str, SearchSettings] = {
 INFORMATION_SET = SearchSettings(rollouts=200, slip=0.3, tries=3, depth=2)
 
 _DESCRIPTIONS = {
-    "strong": "Searches: deals the hidden tiles many times consistently with what it saw (its hand, the layout, "
-    "every draw and pass), plays each choice out to the end of the round, and picks the best chance to win the "
-    "match; its own next decision is searched too (300 play-outs a decision, fewer once one choice is clearly "
-    "ahead).",
-    "hard": "Difficulty hard: the strong strategy's search with 200 play-outs a decision.",
-    "medium": "Difficulty medium: the strong strategy's search with 40 play-outs a decision.",
-    "easy": "Difficulty easy: the strong strategy's search with 12 play-outs a decision, and a random choice "
-    "three times in ten.",
+    "strong": gettext_noop(
+        "Searches: deals the hidden tiles many times consistently with what it saw (its hand, the layout, "
+        "every draw and pass), plays each choice out to the end of the round, and picks the best chance to win the "
+        "match; its own next decision is searched too (300 play-outs a decision, fewer once one choice is clearly "
+        "ahead)."
+    ),
+    "hard": gettext_noop("Difficulty hard: the strong strategy's search with 200 play-outs a decision."),
+    "medium": gettext_noop("Difficulty medium: the strong strategy's search with 40 play-outs a decision."),
+    "easy": gettext_noop(
+        "Difficulty easy: the strong strategy's search with 12 play-outs a decision, and a random choice "
+        "three times in ten."
+    ),
 }
 
 

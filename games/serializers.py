@@ -519,5 +519,5 @@ class BotStrengthOutput(serializers.Serializer):
 
 class BotStrategyOutput(serializers.Serializer):
     name = serializers.ChoiceField(choices=strategy_choices())
-    description = serializers.CharField()
+    description = serializers.CharField(help_text="What the strategy does, in the request's language.")
     strength = BotStrengthOutput(allow_null=True, help_text="As the arena measured it; null: not measured.")

@@ -4,6 +4,7 @@ registry is ``bots.strategies``; what the arena measured, ``live.strength``)."""
 from __future__ import annotations
 
 from django.urls import path
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -22,13 +23,14 @@ class BotStrategyListApi(APIView):
         operation_id="bots_list",
         summary="Server-bot strategies and levels",
         description="Every strategy a table can seat (POST /games/{id}/bots/) or choose as its level "
-        "(`bot_strategy` of POST /games/), with how strong the arena measured it and what a decision costs.",
+        "(`bot_strategy` of POST /games/), with how strong the arena measured it and what a decision costs. `description` is in the request's "
+        "language (Accept-Language, as every text for people); `name` is the machine name.",
         responses={200: BotStrategyOutput(many=True)},
     )
     def get(self, request: Request) -> Response:
         strength = measured()
         rows = [
-            {"name": s.name, "description": s.description, "strength": strength.get(s.name)}
+            {"name": s.name, "description": gettext(s.description), "strength": strength.get(s.name)}
             for s in sorted(STRATEGIES.values(), key=lambda s: s.name)
         ]
         return Response(BotStrategyOutput(rows, many=True).data)

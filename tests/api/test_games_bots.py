@@ -22,6 +22,19 @@ def test_bots_list(api_client):
     assert all(s["description"] == STRATEGIES[s["name"]].description for s in body)
 
 
+def test_bots_list_describes_in_the_readers_language(api_client):
+    """The descriptions are for people: in Estonian with Accept-Language: et (from the
+    catalogue, every one), while the names, the machine's words, stay the same."""
+    english = ok(api_client.get(BOTS))
+    response = api_client.get(BOTS, HTTP_ACCEPT_LANGUAGE="et")
+    estonian = ok(response)
+    assert response["Content-Language"] == "et"
+    assert [s["name"] for s in estonian] == [s["name"] for s in english]
+    by_name = {s["name"]: s["description"] for s in estonian}
+    assert by_name["greedy"].startswith("Käib välja raskeima plaadi")
+    assert all(et != en["description"] for et, en in zip(by_name.values(), english, strict=True))
+
+
 @pytest.mark.parametrize("strategy", sorted(STRATEGIES))
 def test_a_bot_seat_moves_with_a_legal_move_from_its_own_view(make_table, api_client, strategy):
     table = make_table(players=2, seated=1, start=False)
