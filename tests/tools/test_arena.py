@@ -276,6 +276,8 @@ def test_the_referee_screen_ranks_a_small_budget_below_a_large_one(capsys: pytes
     assert len(values) == len(candidates(view))
     assert all(json.loads(key) in view["legal_moves"] for key in values)
     assert referee_values(view, 60, 1) == values  # seeded: it replays
+    # Its tree's exploration is a setting: a greedier tree values the choices otherwise.
+    assert referee_values(view, 60, 1, explore=0.01) != values
     with pytest.raises(LineupError):
         settings_of("greedy")
     referee_main(["--positions", "40", "--referee", "200", "--specs", "hard:rollouts=100,hard:rollouts=4"])
@@ -285,3 +287,30 @@ def test_the_referee_screen_ranks_a_small_budget_below_a_large_one(capsys: pytes
     assert first[0] == "hard:rollouts=100" and second[0] == "hard:rollouts=4"
     assert len(second) == len(first) + 4  # the paired difference and its interval
     assert float(second[1]) > float(first[1])  # 4 play-outs a decision err more than 100
+
+
+def test_the_oracle_deals_the_true_hands_and_prints_both_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m tools.arena.oracle``: inside ``seeing(match)`` the search's every deal
+    is the match's true hands (the boneyard's tiles in some order), outside it the
+    search deals from the view again; the command prints both rows and the gain."""
+    import bots.search
+    from bots.knowledge import Knowledge
+    from bots.sim import tile_index
+    from games.engine import Match, Ruleset, seat_view
+    from tools.arena.oracle import main as oracle_main
+    from tools.arena.oracle import seeing
+
+    match, _ = Match.new(Ruleset(set_max=9, players=4, rounds=1), 7)
+    view = seat_view(match, match.turn)
+    with seeing(match):
+        deal = bots.search.Knowledge(view, random.Random(1)).sample(random.Random(2))
+    assert deal.hands == [[tile_index(t) for t in hand] for hand in match.hands]
+    assert sorted(deal.boneyard) == sorted(tile_index(t) for t in match.boneyard)
+    assert bots.search.Knowledge is Knowledge
+    own = Knowledge(view, random.Random(1)).sample(random.Random(2))
+    assert own.hands[match.turn] == deal.hands[match.turn]
+    oracle_main(["--deals", "2", "--spec", "hard:rollouts=8"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("2 deals x 4 rotations") and "hard:rollouts=8" in out[0]
+    assert out[2].startswith("own deals") and out[3].startswith("true hands")
+    assert out[4].startswith("true hands less own deals: win ")

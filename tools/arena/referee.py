@@ -48,9 +48,10 @@ def _key(move: dict[str, Any]) -> str:
     return json.dumps(move, sort_keys=True)
 
 
-def referee_values(view: View, rollouts: int, seed: int) -> dict[str, float]:
-    """The referee's value of each choice of ``view`` (keyed by its move)."""
-    settings = SearchSettings(rollouts=rollouts, depth=2)
+def referee_values(view: View, rollouts: int, seed: int, explore: float = 0.5) -> dict[str, float]:
+    """The referee's value of each choice of ``view`` (keyed by its move); ``explore``
+    is its tree's UCB exploration at the seat's next decision."""
+    settings = SearchSettings(rollouts=rollouts, depth=2, explore=explore)
     rng = random.Random(seed)
     choices = candidates(view)
     knowledge = Knowledge(view, random.Random(rng.random()))
@@ -80,6 +81,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--positions", type=int, default=1200, help="Positions drawn (default 1200).")
     parser.add_argument("--referee", type=int, default=4000, help="The referee's play-outs (default 4000).")
     parser.add_argument(
+        "--referee-explore",
+        type=float,
+        default=0.5,
+        help="The referee tree's UCB exploration at the seat's next decision (default 0.5, as the search's).",
+    )
+    parser.add_argument(
         "--specs", default="strong,hard", help="Search levels, as the arena's --seats (default strong,hard)."
     )
     options = parser.parse_args(argv)
@@ -88,10 +95,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     views = [seat_view(m, m.turn) for m in positions(options.positions, seed=11)]
     views = [v for v in views if len(candidates(v)) > 1]
     start = time.thread_time()
-    referee = [referee_values(v, options.referee, 1000 + i) for i, v in enumerate(views)]
+    referee = [referee_values(v, options.referee, 1000 + i, options.referee_explore) for i, v in enumerate(views)]
     print(
         f"decisions: {len(views)} (of {options.positions} positions of greedy play); referee: the tree search, "
-        f"{options.referee} play-outs in equal shares, {time.thread_time() - start:.0f} s"
+        f"{options.referee} play-outs in equal shares, exploration {options.referee_explore}, "
+        f"{time.thread_time() - start:.0f} s"
     )
     print(f"{'spec':<36} {'regret x1e-3':>20} {'agree':>6} {'cpu ms':>7}  regret less the first's [95% CI]")
     baseline: list[float] | None = None
