@@ -143,6 +143,10 @@ def test_a_suspended_player_sees_why_at_the_log_in_form_and_appeals_in_estonian(
     check_requests_against_contract(browser)
 
 
+def page_in(language: str) -> Callable[[Any], bool]:
+    return lambda driver: bool(driver.execute_script("return document.documentElement.lang") == language)
+
+
 def test_ended_sanctions_stay_on_the_account_page_with_how_they_ended_in_both_languages(
     embedded: Serve, make_browser: Callable[..., Any]
 ) -> None:
@@ -195,11 +199,7 @@ def test_ended_sanctions_stay_on_the_account_page_with_how_they_ended_in_both_la
         browser.get(base_url(embedded) + "/account/")
         browser.execute_script(f"document.cookie = 'language={language}; path=/';")
         browser.get(base_url(embedded) + "/account/")
-        until(
-            browser,
-            f"the page in {language}",
-            lambda d, lang=language: d.execute_script("return document.documentElement.lang") == lang,
-        )
+        until(browser, f"the page in {language}", page_in(language))
         until(browser, "both ended sanctions", lambda d: text_of(d, appealed) and text_of(d, expired))
         ended, answered, ran, status = words
         shown = text_of(browser, appealed)
