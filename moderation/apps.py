@@ -10,10 +10,11 @@ class ModerationConfig(AppConfig):
         from live import account_feeds
         from moderation.feeds import WARNING_FEED
         from moderation.sanction_feed import SANCTION_FEED
-        from moderation.selectors import mute_refusal, standing_sanctions
+        from moderation.selectors import mute_refusal, standing_ended_sanctions, standing_sanctions
         from players import standing
 
         standing.register(standing_sanctions)  # /me/ and the log-in refusal tell the player their sanctions
+        standing.register_ended(standing_ended_sanctions)  # /me/: those that ended lately, how, and the appeal
 
         account_feeds.register(WARNING_FEED)
         account_feeds.register(SANCTION_FEED)  # mutes and suspensions, their appeals and ends

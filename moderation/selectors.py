@@ -233,27 +233,76 @@ def waiting_counts() -> dict[str, int]:
     }
 
 
+def sanction_ending(sanction: Sanction, *, now: datetime | None = None) -> tuple[datetime, str] | None:
+    """When and how a sanction ended (``players.standing.SANCTION_ENDINGS``), or None
+    while it is in force. Its own end counts when it came first - also before beat
+    lifts it, or when a moderator lifted it afterwards; a lift by the moderator who
+    answered the appeal with "lift" is the appeal's."""
+    now = now or timezone.now()
+    ends_at, lifted_at = sanction.ends_at, sanction.lifted_at
+    if ends_at is not None and ends_at <= now and (lifted_at is None or ends_at <= lifted_at):
+        return ends_at, "expired"
+    if lifted_at is None:
+        return None
+    appeal = _appeal_of(sanction)
+    if (
+        appeal is not None
+        and appeal.status == AppealStatus.LIFTED
+        and sanction.lifted_by_id is not None
+        and sanction.lifted_by_id == appeal.answered_by_id
+    ):
+        return lifted_at, "appeal"
+    return lifted_at, "lifted"
+
+
+def _appeal_of(sanction: Sanction) -> Appeal | None:
+    try:
+        return sanction.appeal
+    except Appeal.DoesNotExist:  # a reverse one-to-one raises when there is none
+        return None
+
+
+def _standing_row(sanction: Sanction) -> dict[str, Any]:
+    appeal = _appeal_of(sanction)
+    return {
+        "id": sanction.pk,
+        "kind": sanction.kind,
+        "reason": sanction.reason,
+        "starts_at": sanction.starts_at,
+        "ends_at": sanction.ends_at,
+        "appeal": None
+        if appeal is None
+        else {
+            "status": appeal.status,
+            "text": appeal.text,
+            "answer": appeal.answer,
+            "created_at": appeal.created_at,
+        },
+    }
+
+
 def standing_sanctions(user: User) -> list[dict[str, Any]]:
     """The sanctions in force on ``user`` with their appeal, as ``players.standing``
     tells them to the player (``/me/``, the log-in refusal)."""
+    return [
+        _standing_row(sanction)
+        for sanction in Sanction.objects.filter(_in_force(), player_id=user.pk).select_related("appeal")
+    ]
+
+
+def standing_ended_sanctions(user: User, since: datetime, now: datetime) -> list[dict[str, Any]]:
+    """The sanctions on ``user`` that ended between ``since`` and ``now``, with when
+    and how (``sanction_ending``) and their appeal, as ``players.standing`` tells
+    them to the player (``/me/``'s ``ended_sanctions``)."""
+    candidates = (
+        Sanction.objects.filter(player_id=user.pk)
+        .filter(Q(lifted_at__gte=since) | Q(ends_at__gte=since, ends_at__lte=now))
+        .select_related("appeal")
+    )
     rows = []
-    for sanction in Sanction.objects.filter(_in_force(), player_id=user.pk).select_related("appeal"):
-        appeal = getattr(sanction, "appeal", None)
-        rows.append(
-            {
-                "id": sanction.pk,
-                "kind": sanction.kind,
-                "reason": sanction.reason,
-                "starts_at": sanction.starts_at,
-                "ends_at": sanction.ends_at,
-                "appeal": None
-                if appeal is None
-                else {
-                    "status": appeal.status,
-                    "text": appeal.text,
-                    "answer": appeal.answer,
-                    "created_at": appeal.created_at,
-                },
-            }
-        )
+    for sanction in candidates:
+        ending = sanction_ending(sanction, now=now)
+        if ending is None or not since <= ending[0] <= now:
+            continue
+        rows.append({**_standing_row(sanction), "ended_at": ending[0], "ended_how": ending[1]})
     return rows

@@ -10,6 +10,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from moderation.models import AppealStatus, ReportOutcome, ReportReason, ReportStatus, ReportTarget, SanctionKind
+from moderation.selectors import sanction_ending
+from players.standing import SANCTION_ENDINGS
 
 # Each one enum of the OpenAPI document under its own name (ENUM_NAME_OVERRIDES).
 REPORT_REASONS = tuple(ReportReason.values)
@@ -103,7 +105,24 @@ class SanctionOutput(serializers.Serializer):
     starts_at = serializers.DateTimeField()
     ends_at = serializers.DateTimeField(allow_null=True, help_text="None: until a moderator lifts it.")
     lifted_at = serializers.DateTimeField(allow_null=True, help_text="Lifted (or ended) then.")
+    ended_at = serializers.SerializerMethodField(
+        help_text="When it ended: its end, or when a moderator lifted it before (null: in force)."
+    )
+    ended_how = serializers.SerializerMethodField(
+        help_text="How it ended (null: in force): expired, its time ran out; lifted, a moderator lifted it "
+        "before its end; appeal, a moderator lifted it on your appeal."
+    )
     appeal = serializers.SerializerMethodField(help_text="Your appeal against it (one per sanction), or null.")
+
+    @extend_schema_field(serializers.DateTimeField(allow_null=True))
+    def get_ended_at(self, sanction: Any) -> str | None:
+        ending = sanction_ending(sanction)
+        return serializers.DateTimeField().to_representation(ending[0]) if ending else None
+
+    @extend_schema_field(serializers.ChoiceField(choices=SANCTION_ENDINGS, allow_null=True))
+    def get_ended_how(self, sanction: Any) -> str | None:
+        ending = sanction_ending(sanction)
+        return ending[1] if ending else None
 
     @extend_schema_field(AppealOutput(allow_null=True))
     def get_appeal(self, sanction: Any) -> dict[str, Any] | None:

@@ -61,6 +61,30 @@ class AccountSanctionOutput(serializers.Serializer):
     appeal = AccountAppealOutput(allow_null=True, help_text="Your appeal (one per sanction), or null.")
 
 
+class AccountEndedSanctionOutput(serializers.Serializer):
+    """A sanction on the account that ended lately (within `ENDED_SANCTIONS_WINDOW`,
+    30 days), as its player sees it: when and how it ended, and the appeal's answer."""
+
+    id = serializers.IntegerField(help_text="The sanction, as in GET /api/v1/me/sanctions/.")
+    kind = serializers.ChoiceField(
+        choices=["suspension", "mute"], help_text="mute: you could not write in the chat; you still played."
+    )
+    reason = serializers.CharField(help_text="The moderator's reason, as written.")
+    starts_at = serializers.DateTimeField()
+    ends_at = serializers.DateTimeField(
+        allow_null=True, help_text="The end it was given (null: until a moderator lifted it)."
+    )
+    ended_at = serializers.DateTimeField(help_text="When it ended: its end, or when a moderator lifted it before.")
+    ended_how = serializers.ChoiceField(
+        choices=standing.SANCTION_ENDINGS,
+        help_text="expired: its time ran out; lifted: a moderator lifted it before its end; "
+        "appeal: a moderator lifted it on your appeal (`appeal.answer` says why).",
+    )
+    appeal = AccountAppealOutput(
+        allow_null=True, help_text="Your appeal and the moderator's answer (`status` upheld or lifted), or null."
+    )
+
+
 class AccountOutput(PlayerOutput):
     """The caller's own account."""
 
@@ -71,9 +95,19 @@ class AccountOutput(PlayerOutput):
         "moderator's reason, the end and your appeal."
     )
 
+    ended_sanctions = serializers.SerializerMethodField(
+        help_text="The sanctions that ended in the last 30 days (lifted by a moderator, on appeal or not, or "
+        "run out), the latest ended first: when and how each ended, and your appeal with the moderator's answer. "
+        "Not in `sanctions` any more."
+    )
+
     @extend_schema_field(AccountSanctionOutput(many=True))
     def get_sanctions(self, user: User) -> Any:
         return AccountSanctionOutput(standing.sanctions(user), many=True).data
+
+    @extend_schema_field(AccountEndedSanctionOutput(many=True))
+    def get_ended_sanctions(self, user: User) -> Any:
+        return AccountEndedSanctionOutput(standing.ended_sanctions(user), many=True).data
 
 
 #: A TOTP code (6 digits) or a recovery code (xxxx-xxxx-xxxx); spaces and dashes are ignored.

@@ -112,6 +112,7 @@ SPECTACULAR_SETTINGS = {
         "ReportReason": "moderation.serializers.REPORT_REASONS",
         "SanctionKind": "moderation.serializers.SANCTION_KINDS",  # the account page (webtalk)
         "AppealStatus": "moderation.serializers.APPEAL_STATUSES",  # appeals (/me/, /me/sanctions/)
+        "SanctionEnding": "players.standing.SANCTION_ENDINGS",  # how a sanction ended (/me/, /me/sanctions/)
         "ReportStatus": "moderation.serializers.REPORT_STATUSES",
         "ReportTarget": "moderation.serializers.REPORT_TARGETS",
         "ReportOutcome": "moderation.serializers.REPORT_OUTCOMES",

@@ -141,3 +141,76 @@ def test_a_suspended_player_sees_why_at_the_log_in_form_and_appeals_in_estonian(
     )
     assert "Mina mängisin ise." in printed
     check_requests_against_contract(browser)
+
+
+def page_in(language: str) -> Callable[[Any], bool]:
+    return lambda driver: bool(driver.execute_script("return document.documentElement.lang") == language)
+
+
+def test_ended_sanctions_stay_on_the_account_page_with_how_they_ended_in_both_languages(
+    embedded: Serve, make_browser: Callable[..., Any]
+) -> None:
+    """A mute lifted on appeal and one that ran out: "Your account" keeps both,
+    marked as ended, with when and how, and the moderator's answer - in English and
+    in Estonian."""
+    browser = make_browser()
+    sign_in(browser, embedded, "ended_eve")
+    lifted = moderate(
+        embedded,
+        "moderation.moderation_player_mute(player=eve, by=mod, reason='Shouting at the table').pk",
+        eve="ended_eve",
+    ).strip()
+    manage_shell(
+        embedded,
+        "from moderation import services as moderation\n"
+        "from players.models import User\n"
+        f"moderation.appeal_create(player=User.objects.get(username='ended_eve'), sanction_id={lifted}, "
+        "text='I was cheering, not shouting.')\n",
+    )
+    answer_appeal(embedded, "ended_eve", "Cheering is fine: lifted.", lift=True)
+    ran_out = moderate(
+        embedded,
+        "moderation.moderation_player_mute(player=eve, by=mod, reason='Spamming emotes', "
+        "until=timezone.now() + timedelta(hours=1)).pk",
+        eve="ended_eve",
+    ).strip()
+    manage_shell(  # its hour has passed
+        embedded,
+        "from datetime import timedelta\n"
+        "from django.utils import timezone\n"
+        "from moderation.models import Sanction\n"
+        "end = timezone.now() - timedelta(minutes=10)\n"
+        f"Sanction.objects.filter(pk={ran_out}).update(starts_at=end - timedelta(hours=1), ends_at=end)\n",
+    )
+
+    appealed, expired = f"li[data-sanction='{lifted}']", f"li[data-sanction='{ran_out}']"
+    for language, words in (
+        ("en", ("(ended)", "a moderator lifted it on your appeal", "its time ran out", "the sanction was lifted")),
+        (
+            "et",
+            (
+                "(lõppenud)",
+                "moderaator tühistas selle sinu vaidlustuse peale",
+                "selle aeg sai täis",
+                "karistus tühistati",
+            ),
+        ),
+    ):
+        browser.get(base_url(embedded) + "/account/")
+        browser.execute_script(f"document.cookie = 'language={language}; path=/';")
+        browser.get(base_url(embedded) + "/account/")
+        until(browser, f"the page in {language}", page_in(language))
+        until(browser, "both ended sanctions", lambda d: text_of(d, appealed) and text_of(d, expired))
+        ended, answered, ran, status = words
+        shown = text_of(browser, appealed)
+        assert ended in shown and answered in shown and status in shown, shown
+        assert "Shouting at the table" in shown and "I was cheering, not shouting." in shown
+        assert "Cheering is fine: lifted." in text_of(browser, f"{appealed} [data-testid=appeal-answer]")
+        assert ran in text_of(browser, f"{expired} [data-testid=sanction-end]"), text_of(browser, expired)
+        data = browser.execute_script(
+            "return [...document.querySelectorAll('[data-testid=sanction-list] li')]"
+            ".map((li) => [li.dataset.sanction, li.dataset.inForce, li.dataset.endedHow])"
+        )
+        assert sorted(data) == sorted([[lifted, "false", "appeal"], [ran_out, "false", "expired"]]), data
+        assert not browser.execute_script("return Boolean(document.querySelector('[data-testid=appeal-form]'))")
+    check_requests_against_contract(browser)

@@ -1,6 +1,9 @@
 // The player's standing with the moderators: warnings (acknowledged from here) and
 // sanctions (mutes, suspensions) with their reason and end, and an appeal form for each
-// sanction in force (one appeal per sanction; its answer when given). Drawn on "Your account".
+// sanction in force (one appeal per sanction; its answer when given). A sanction that
+// ended is marked so, with when and how it ended (run out, lifted by a moderator, lifted
+// on the appeal: GET /me/sanctions/'s ended_at and ended_how) and the appeal's answer.
+// Drawn on "Your account".
 //
 //   const standing = mountStanding();  standing.element; standing.refresh()
 //   startSanctionNotices()          app.js: a notice on every page for sanction_* frames
@@ -9,8 +12,10 @@
 //
 // Test hooks (data-testid): standing, warning-list > li[data-warning] (data-acknowledged),
 // warning-ack (button "I have read this"), sanction-list > li[data-sanction]
-// (data-kind, data-in-force), standing-empty, appeal-form (textarea appeal-text, button
-// appeal-submit), appeal (data-status; appeal-answer), suspension (on the log-in page).
+// (data-kind, data-in-force, data-ended-how: expired, lifted, appeal or empty while in
+// force; sanction-ended "(ended)", sanction-end: its end, or when and how it ended),
+// standing-empty, appeal-form (textarea appeal-text, button appeal-submit), appeal
+// (data-status; appeal-answer), suspension (on the log-in page).
 
 import { onAccountFrame } from "./accountstream.js";
 import * as api from "./api.js";
@@ -18,6 +23,7 @@ import { formatDateTime, gettext, interpolate } from "./i18n.js";
 import { busy, h, notify, replaceChildren, showError } from "./ui.js";
 
 function inForce(sanction, now = Date.now()) {
+  if (sanction.ended_how) return false; // the server says it ended (GET /me/sanctions/)
   return !sanction.lifted_at && (!sanction.ends_at || Date.parse(sanction.ends_at) > now);
 }
 
@@ -25,7 +31,16 @@ function kindWord(kind) {
   return kind === "mute" ? gettext("Muted") : kind === "suspension" ? gettext("Suspended") : kind;
 }
 
+/** How a sanction ended (its `ended_how`), said to its player. */
+function endingText(sanction) {
+  const when = formatDateTime(sanction.ended_at);
+  if (sanction.ended_how === "expired") return interpolate(gettext("Ended %(when)s: its time ran out."), { when });
+  if (sanction.ended_how === "appeal") return interpolate(gettext("Ended %(when)s: a moderator lifted it on your appeal."), { when });
+  return interpolate(gettext("Ended %(when)s: a moderator lifted it."), { when });
+}
+
 function sanctionEnd(sanction) {
+  if (sanction.ended_how) return endingText(sanction);
   if (sanction.lifted_at) return interpolate(gettext("ended %(when)s"), { when: formatDateTime(sanction.lifted_at) });
   if (!sanction.ends_at) return gettext("until a moderator lifts it");
   return interpolate(gettext("until %(when)s"), { when: formatDateTime(sanction.ends_at) });
@@ -171,10 +186,18 @@ export function mountStanding() {
     const active = inForce(sanction);
     const item = h(
       "li",
-      { class: `standing-item${active ? " is-active" : ""}`, "data-sanction": sanction.id, "data-kind": sanction.kind, "data-in-force": String(active) },
+      {
+        class: `standing-item${active ? " is-active" : " is-ended"}`,
+        "data-sanction": sanction.id,
+        "data-kind": sanction.kind,
+        "data-in-force": String(active),
+        "data-ended-how": sanction.ended_how || "",
+      },
       h("strong", {}, kindWord(sanction.kind)),
       " ",
-      h("span", { class: "standing-end" }, sanctionEnd(sanction)),
+      active ? null : h("span", { class: "standing-ended", "data-testid": "sanction-ended" }, gettext("(ended)")),
+      active ? null : " ",
+      h("span", { class: "standing-end", "data-testid": "sanction-end" }, sanctionEnd(sanction)),
       h("p", { class: "standing-text" }, interpolate(gettext("Reason: %(reason)s"), { reason: sanction.reason })),
     );
     if (sanction.appeal) {
