@@ -303,10 +303,10 @@ def test_the_oracle_deals_the_true_hands_and_prints_both_rows(capsys: pytest.Cap
     match, _ = Match.new(Ruleset(set_max=9, players=4, rounds=1), 7)
     view = seat_view(match, match.turn)
     with seeing(match):
-        deal = bots.search.Knowledge(view, random.Random(1)).sample(random.Random(2))
+        deal = vars(bots.search)["Knowledge"](view, random.Random(1)).sample(random.Random(2))
     assert deal.hands == [[tile_index(t) for t in hand] for hand in match.hands]
     assert sorted(deal.boneyard) == sorted(tile_index(t) for t in match.boneyard)
-    assert bots.search.Knowledge is Knowledge
+    assert vars(bots.search)["Knowledge"] is Knowledge
     own = Knowledge(view, random.Random(1)).sample(random.Random(2))
     assert own.hands[match.turn] == deal.hands[match.turn]
     oracle_main(["--deals", "2", "--spec", "hard:rollouts=8"])
@@ -314,3 +314,38 @@ def test_the_oracle_deals_the_true_hands_and_prints_both_rows(capsys: pytest.Cap
     assert out[0].startswith("2 deals x 4 rotations") and "hard:rollouts=8" in out[0]
     assert out[2].startswith("own deals") and out[3].startswith("true hands")
     assert out[4].startswith("true hands less own deals: win ")
+
+
+def test_a_report_against_other_runs_pairs_the_first_seat_by_deal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--report A --against B``: the first seat's strategy of A less that of B on the
+    deals both played (same seed and deal): a run against itself differs by exactly
+    nothing; two line-ups on the same deals differ by their per-deal win shares."""
+    argv = ["--set-max", "6", "--rounds", "1", "--quiet", "--processes", "1", "--matches", "8", "--seed", "3"]
+    greedy, again, random_first, elsewhere = (tmp_path / f"{name}.json" for name in ("g", "g2", "r", "x"))
+    assert main(["--seats", "greedy,random", *argv, "--json", str(greedy)]) == 0
+    assert main(["--seats", "greedy,random", *argv, "--json", str(again)]) == 0
+    assert main(["--seats", "random,greedy", *argv, "--json", str(random_first)]) == 0
+    assert main(["--seats", "random,greedy", *argv[:-1], "4", "--json", str(elsewhere)]) == 0
+    capsys.readouterr()
+    assert main(["--report", str(greedy), "--against", str(again)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == (
+        "paired over 4 deals: greedy less greedy: win/seat +0.0 points [+0.0, +0.0], points edge +0.00 [+0.00, +0.00]"
+    )
+    assert main(["--report", str(greedy), "--against", str(random_first)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+
+    def shares(path: Path, name: str) -> dict[int, float]:
+        per_deal: dict[int, list[float]] = {}
+        for m in json.loads(path.read_text())["matches"]:
+            per_deal.setdefault(m["deal"], []).append(m["shares"][m["seats"].index(name)])
+        return {deal: sum(v) / len(v) for deal, v in per_deal.items()}
+
+    mine, theirs = shares(greedy, "greedy"), shares(random_first, "random")
+    expected = 100 * sum(mine[d] - theirs[d] for d in mine) / len(mine)
+    assert last.startswith(f"paired over 4 deals: greedy less random: win/seat {expected:+.1f} points")
+    for bad in (["--against", str(again)], ["--report", str(greedy), "--against", str(elsewhere)]):
+        with pytest.raises(SystemExit):
+            main(bad)

@@ -8,6 +8,7 @@ import math
 import os
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from .lineup import LineupError
 from .play import MatchResult
 from .report import document, summarize, table
 from .runner import ArenaConfig, run
+from .stats import estimate
 
 EXAMPLES = """examples:
   arena --seats strong,greedy,greedy,greedy --matches 2000 --processes 2
@@ -25,6 +27,7 @@ EXAMPLES = """examples:
   arena --seats strong,strong:rollouts=50,greedy,greedy --matches 400 --json out.json
   arena --report out.json      # the table of a run written with --json, again
   arena --report a.json,b.json # runs of one line-up with other seeds, as one
+  arena --report new.json --against old.json   # and the first seat's strategy, paired by deal
 """
 
 
@@ -53,6 +56,13 @@ def add_arguments(parser: Any) -> None:
         default=None,
         help="Play nothing: print the table of a run written earlier with --json (of several, comma-separated: "
         "their matches as one run).",
+    )
+    parser.add_argument(
+        "--against",
+        default=None,
+        help="With --report: runs (comma-separated) of another line-up on the same seeds and ruleset; prints "
+        "the first seat's strategy of --report less that of these, paired by deal: win rate per seat and "
+        "points edge, with 95%% intervals.",
     )
 
 
@@ -89,6 +99,55 @@ def progress_printer(write: Callable[[str], None]) -> Callable[[int, int], None]
             write(f"arena: {done}/{total} matches, {time.monotonic() - start:.0f} s")
 
     return progress
+
+
+def _first_seat_by_deal(paths: str) -> tuple[str, dict[str, Any], dict[tuple[int, int], tuple[float, float]]]:
+    """The strategy of the line-up's first seat in runs written with ``--json``, the
+    ruleset, and per deal (its run's seed, its number) that strategy's mean win share
+    per seat and its points edge (the other strategies' mean points less its own)."""
+    spec = ""
+    ruleset: dict[str, Any] = {}
+    found: dict[tuple[int, int], tuple[float, float]] = {}
+    for path in [p for p in paths.split(",") if p]:
+        data = json.loads(Path(path).read_text())
+        settings = data["config"]
+        if spec and (settings["lineup"][0] != spec or settings["ruleset"] != ruleset):
+            raise ValueError(f"{path}: another line-up or ruleset than the runs before it")
+        spec, ruleset = settings["lineup"][0], settings["ruleset"]
+        shares: dict[int, list[float]] = defaultdict(list)
+        own: dict[int, list[float]] = defaultdict(list)
+        rest: dict[int, list[float]] = defaultdict(list)
+        for match in data["matches"]:
+            for seat, name in enumerate(match["seats"]):
+                if name == spec:
+                    shares[match["deal"]].append(match["shares"][seat])
+                    own[match["deal"]].append(match["totals"][seat])
+                else:
+                    rest[match["deal"]].append(match["totals"][seat])
+        for deal, values in shares.items():
+            edge = math.fsum(rest[deal]) / len(rest[deal]) - math.fsum(own[deal]) / len(own[deal])
+            found[settings["seed"], deal] = (math.fsum(values) / len(values), edge)
+    if not spec:
+        raise ValueError("--against needs a file")
+    return spec, ruleset, found
+
+
+def report_paired(paths: str, against: str, out: Callable[[str], None]) -> None:
+    """The first seat's strategy of the runs ``paths`` less that of the runs
+    ``against``, paired on the deals both played (same seed, same deal number)."""
+    spec, ruleset, mine = _first_seat_by_deal(paths)
+    other, other_ruleset, theirs = _first_seat_by_deal(against)
+    if ruleset != other_ruleset:
+        raise ValueError("--against: another ruleset than --report's")
+    both = sorted(set(mine) & set(theirs))
+    if len(both) < 2:
+        raise ValueError("--against: fewer than two deals in common (the same seeds are needed)")
+    win = estimate([mine[d][0] - theirs[d][0] for d in both])
+    edge = estimate([mine[d][1] - theirs[d][1] for d in both])
+    out(
+        f"paired over {len(both)} deals: {spec} less {other}: win/seat {100 * win.mean:+.1f} points "
+        f"[{100 * win.low:+.1f}, {100 * win.high:+.1f}], points edge {edge.mean:+.2f} [{edge.low:+.2f}, {edge.high:+.2f}]"
+    )
 
 
 def report_again(paths: str, out: Callable[[str], None]) -> None:
@@ -130,7 +189,11 @@ def execute(options: dict[str, Any], out: Callable[[str], None], err: Callable[[
     """Run the arena as ``options`` ask; ``ValueError`` for bad options."""
     if options.get("report"):
         report_again(options["report"], out)
+        if options.get("against"):
+            report_paired(options["report"], options["against"], out)
         return
+    if options.get("against"):
+        raise ValueError("--against needs --report")
     if not options.get("seats"):
         raise ValueError("--seats is required (or --report FILE)")
     config = config_from(options)
