@@ -574,6 +574,11 @@ class Knowledge:
             boneyard = deal.boneyard
         else:
             hands, boneyard = quick
+        return self.position(hands, boneyard)
+
+    def position(self, hands: Sequence[Sequence[int]], boneyard: Sequence[int]) -> Sim:
+        """The round as the seat sees it (layout, seat to move, its drawn tile) with
+        these hands and this boneyard (in draw order)."""
         return Sim.from_position(
             set_max=self.set_max,
             double_blank_points=self.ruleset.double_blank_points,

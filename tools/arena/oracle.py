@@ -44,17 +44,7 @@ def oracle_knowledge(match: Match) -> type[Knowledge]:
         def sample(self, rng: random.Random) -> Sim:
             boneyard = [tile_index(t) for t in match.boneyard]
             rng.shuffle(boneyard)
-            return Sim.from_position(
-                set_max=self.set_max,
-                double_blank_points=self.ruleset.double_blank_points,
-                hands=[[tile_index(t) for t in hand] for hand in match.hands],
-                boneyard=boneyard,
-                counts=self.ends_count,
-                pending=self.pending,
-                pending_pip=self.pending_pip,
-                turn=self.turn,
-                drawn=self.drawn,
-            )
+            return self.position([[tile_index(t) for t in hand] for hand in match.hands], boneyard)
 
     return Oracle
 
