@@ -171,6 +171,15 @@ def move_by_keyboard(driver: Any) -> bool:
             press(driver, Keys.TAB)
         else:
             ActionChains(driver).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
+        if held(driver):
+            # The hand's end came up between the look above and the key: the key was meant
+            # for the hand, not the end, and may have tabbed past "Next hand" to below the
+            # table (scrolling the page). Undone - back where the end put the page - so the
+            # end is checked as the table showed it.
+            driver.execute_script(
+                "window.scrollTo(0, 0); document.querySelector('[data-testid=next-hand]')?.focus({preventScroll: true});"
+            )
+            return False
     else:
         state = driver.execute_script(
             "const a = document.activeElement; return [a && a.outerHTML.slice(0, 160),"
