@@ -6,6 +6,7 @@ English and in Estonian."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -119,7 +120,10 @@ def test_a_spectator_analyses_a_seat_in_the_replay(server: Serve, make_browser: 
             break
     assert chosen is not None, "neither random seat ever had a better play"
     summary = css(driver, "[data-testid=analysis-summary]")[0].text
-    assert f"Accuracy {analysis['result']['match']['accuracy']}%" in summary
+    # The match's accuracy as the page's language writes a percentage (86%, 86.5%).
+    shown = re.search(r"Accuracy ([0-9.]+)%", summary)
+    assert shown is not None, summary
+    assert float(shown.group(1)) == analysis["result"]["match"]["accuracy"]
 
     # Jump to the decision: its mark beside the step, and the better move on the board.
     item = css(driver, f'[data-testid=analysis-moves] li[data-move-number="{chosen["move_number"]}"]')[0]
@@ -143,4 +147,15 @@ def test_a_spectator_analyses_a_seat_in_the_replay(server: Serve, make_browser: 
     driver.get(f"{base_url(server)}/games/{game_id}/replay/")
     until(driver, "the analysis in Estonian", lambda d: css(d, "#cf-analysis-title"))
     assert css(driver, "#cf-analysis-title")[0].text == "Analüüs"
+    # The seat's summary as Estonian writes numbers: a decimal comma.
+    Select(css(driver, "[data-testid=analysis-seat]")[0]).select_by_value(str(seat))
+    until(
+        driver,
+        "the seat's summary in Estonian",
+        lambda d: "Täpsus" in css(d, "[data-testid=analysis-summary]")[0].text,
+    )
+    summary = css(driver, "[data-testid=analysis-summary]")[0].text
+    shown = re.search(r"Täpsus ([0-9,]+)\s?%", summary)
+    assert shown is not None, summary
+    assert float(shown.group(1).replace(",", ".")) == analysis["result"]["match"]["accuracy"]
     check_requests_against_contract(driver)

@@ -24,7 +24,7 @@
 
 import * as api from "./api.js";
 import { onAccountFrame, onAccountStatus } from "./accountstream.js";
-import { gettext, interpolate } from "./i18n.js";
+import { formatNumber, gettext, interpolate } from "./i18n.js";
 import { el, seatLabel } from "./table.js";
 
 const SLOW_POLL_MS = 5000;
@@ -107,7 +107,7 @@ export function analysisPanel({ gameId, game, steps, onJump }) {
     summary.textContent = match.decisions
       ? interpolate(
           gettext("Accuracy %(accuracy)s over %(decisions)s decisions: %(blunders)s blunders, %(mistakes)s mistakes, %(inaccuracies)s inaccuracies, %(lost)s points lost."),
-          { accuracy: `${match.accuracy}%`, decisions: match.decisions, blunders: counts.blunder, mistakes: counts.mistake, inaccuracies: counts.inaccuracy, lost: match.points_lost },
+          { accuracy: formatNumber(match.accuracy / 100, { style: "percent", maximumFractionDigits: 1 }), decisions: match.decisions, blunders: counts.blunder, mistakes: counts.mistake, inaccuracies: counts.inaccuracy, lost: match.points_lost },
         )
       : gettext("This player never had two choices or more: nothing to judge.");
     const items = result.decisions.map((d) => {
