@@ -115,7 +115,7 @@ export function analysisPanel({ gameId, game, steps, onJump }) {
       if (at >= 0) byStep.set(at, d);
       const better = sameMove(d.played, d.best)
         ? ""
-        : " · " + interpolate(gettext("better: %(move)s (%(points)s)"), { move: moveText(d.best), points: `+${d.loss}` });
+        : " · " + interpolate(gettext("better: %(move)s (%(points)s)"), { move: moveText(d.best), points: formatNumber(d.loss, { signDisplay: "always" }) });
       const text = `${MARKS[d.verdict] || ""} ` +
         interpolate(gettext("Move %(number)s (hand %(hand)s): %(move)s, %(verdict)s"), { number: d.move_number, hand: d.hand, move: moveText(d.played), verdict: verdictName(d.verdict) }) +
         better;
