@@ -11,6 +11,7 @@ end) and moderators' notes. All of them are written by ``moderation.services``.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import models
 
 
@@ -247,6 +248,15 @@ class Sanction(models.Model):
     def __str__(self) -> str:
         until = f"until {self.ends_at:%Y-%m-%d %H:%M}" if self.ends_at else "indefinite"
         return f"{self.get_kind_display()} of {self.player} ({until})"
+
+    @property
+    def appeal_or_none(self) -> Appeal | None:
+        """Its appeal, or None: the reverse one-to-one raises when there is none (and
+        Django remembers either answer on the instance)."""
+        try:
+            return self.appeal
+        except ObjectDoesNotExist:
+            return None
 
 
 class ModeratorNote(models.Model):

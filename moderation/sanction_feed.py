@@ -33,18 +33,10 @@ def _event(sanction: Sanction) -> tuple[str, str]:
     """(event, version) of a sanction as it is now."""
     if sanction.lifted_at is not None:
         return "sanction_lifted", "lifted"
-    appeal = getattr(sanction, "appeal", None) if _has_appeal(sanction) else None
+    appeal = sanction.appeal_or_none
     if appeal is None:
         return "sanction_imposed", "new"
     return "sanction_appealed", f"appeal-{appeal.status}"
-
-
-def _has_appeal(sanction: Sanction) -> bool:
-    try:
-        sanction.appeal  # noqa: B018 - a reverse one-to-one raises when there is none
-    except Sanction.appeal.RelatedObjectDoesNotExist:
-        return False
-    return True
 
 
 def sanction_items(user: Any, keys: Sequence[str], since: datetime | None) -> list[FeedItem]:

@@ -244,7 +244,7 @@ def sanction_ending(sanction: Sanction, *, now: datetime | None = None) -> tuple
         return ends_at, "expired"
     if lifted_at is None:
         return None
-    appeal = _appeal_of(sanction)
+    appeal = sanction.appeal_or_none
     if (
         appeal is not None
         and appeal.status == AppealStatus.LIFTED
@@ -255,15 +255,8 @@ def sanction_ending(sanction: Sanction, *, now: datetime | None = None) -> tuple
     return lifted_at, "lifted"
 
 
-def _appeal_of(sanction: Sanction) -> Appeal | None:
-    try:
-        return sanction.appeal
-    except Appeal.DoesNotExist:  # a reverse one-to-one raises when there is none
-        return None
-
-
 def _standing_row(sanction: Sanction) -> dict[str, Any]:
-    appeal = _appeal_of(sanction)
+    appeal = sanction.appeal_or_none
     return {
         "id": sanction.pk,
         "kind": sanction.kind,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import ObjectDoesNotExist
 from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -114,25 +113,21 @@ class SanctionOutput(serializers.Serializer):
     )
     appeal = serializers.SerializerMethodField(help_text="Your appeal against it (one per sanction), or null.")
 
+    def to_representation(self, sanction: Any) -> dict[str, Any]:
+        # How it ended, worked out once for both fields (a list serializer's child
+        # represents its items one after the other).
+        self._ending = sanction_ending(sanction)
+        return super().to_representation(sanction)
+
     @extend_schema_field(serializers.DateTimeField(allow_null=True))
     def get_ended_at(self, sanction: Any) -> str | None:
-        ending = sanction_ending(sanction)
-        return serializers.DateTimeField().to_representation(ending[0]) if ending else None
+        return serializers.DateTimeField().to_representation(self._ending[0]) if self._ending else None
 
     @extend_schema_field(serializers.ChoiceField(choices=SANCTION_ENDINGS, allow_null=True))
     def get_ended_how(self, sanction: Any) -> str | None:
-        ending = sanction_ending(sanction)
-        return ending[1] if ending else None
+        return self._ending[1] if self._ending else None
 
     @extend_schema_field(AppealOutput(allow_null=True))
     def get_appeal(self, sanction: Any) -> dict[str, Any] | None:
-        appeal = getattr(sanction, "appeal", None) if _has_appeal(sanction) else None
+        appeal = sanction.appeal_or_none
         return AppealOutput(appeal).data if appeal is not None else None
-
-
-def _has_appeal(sanction: Any) -> bool:
-    try:
-        sanction.appeal  # noqa: B018 - a reverse one-to-one raises when there is none
-    except ObjectDoesNotExist:
-        return False
-    return True
