@@ -196,4 +196,35 @@ class ResilientRedisCache(SharedPoolRedisCache):
     get_many = _falls_back("get_many")
     set_many = _falls_back("set_many")
     delete_many = _falls_back("delete_many")
-    clear = _falls_back("clear")
+
+    def clear(self) -> None:
+        """Delete this cache's keys - those under its ``KEY_PREFIX`` - in Redis and in
+        this process's memory, and nothing else. Django's Redis cache flushes the whole
+        database, which may hold the Celery broker's queues, another deployment's cache
+        or another test process's (each pytest-xdist worker has a prefix of its own)."""
+        if not REDIS.is_open:
+            pattern = _glob_escape(f"{self.key_prefix}:") + "*"
+            try:
+                client = self._cache.get_client(None, write=True)
+                batch: list[bytes] = []
+                for key in client.scan_iter(match=pattern, count=CLEAR_BATCH):
+                    batch.append(key)
+                    if len(batch) >= CLEAR_BATCH:
+                        client.delete(*batch)
+                        batch.clear()
+                if batch:
+                    client.delete(*batch)
+            except REDIS_ERRORS as error:
+                REDIS.failed(error)
+            else:
+                REDIS.succeeded()
+        self.fallback.clear()
+
+
+#: Keys deleted per DEL (and asked for per SCAN) by ``ResilientRedisCache.clear``.
+CLEAR_BATCH = 500
+
+
+def _glob_escape(text: str) -> str:
+    """``text`` as a Redis glob pattern that matches only itself."""
+    return "".join(f"\\{c}" if c in "*?[]\\" else c for c in text)

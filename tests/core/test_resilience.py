@@ -101,6 +101,39 @@ def test_incr_existing_adds_to_a_kept_count_and_never_makes_one(redis_url):
     cache.delete("kept")
 
 
+@pytest.mark.redis
+def test_clear_deletes_this_caches_keys_and_nothing_else(redis_url):
+    """A shared Redis database may hold the Celery broker's queues and other caches
+    (another deployment's, another test process's): clearing one cache leaves them."""
+    raw = redis.Redis.from_url(redis_url)
+    mine = ResilientRedisCache(redis_url, {"KEY_PREFIX": "cf-test-clear[1]"})
+    other = ResilientRedisCache(redis_url, {"KEY_PREFIX": "cf-test-clear11"})  # [1] as a glob would match it
+    longer = ResilientRedisCache(redis_url, {"KEY_PREFIX": "cf-test-clear[1]-gw1"})
+    queue = "cf-test-clear-celery-queue"
+    try:
+        mine.set_many({f"count:{n}": n for n in range(1200)}, 60)  # more than one batch
+        mine.fallback.set("outage", 1, 60)
+        other.set("count:1", "theirs", 60)
+        longer.set("count:1", "another process's", 60)
+        raw.rpush(queue, "a task")
+        mine.clear()
+        assert not list(raw.scan_iter(match="cf-test-clear\\[1\\]:*"))
+        assert mine.get("count:1") is None and mine.fallback.get("outage") is None
+        assert other.get("count:1") == "theirs" and longer.get("count:1") == "another process's"
+        assert raw.lrange(queue, 0, -1) == [b"a task"]
+    finally:
+        other.delete("count:1")
+        longer.delete("count:1")
+        raw.delete(queue)
+
+
+def test_clear_in_memory_while_redis_does_not_answer():
+    cache = ResilientRedisCache(NOBODY_LISTENS, {"KEY_PREFIX": "cf-test", "OPTIONS": {"socket_connect_timeout": 0.5}})
+    cache.set("kept", 5, 30)
+    cache.clear()
+    assert cache.get("kept") is None and REDIS.down
+
+
 def test_incr_existing_in_memory_while_redis_does_not_answer():
     cache = ResilientRedisCache(NOBODY_LISTENS, {"KEY_PREFIX": "cf-test", "OPTIONS": {"socket_connect_timeout": 0.5}})
     cache.set("kept", 5, 30)
