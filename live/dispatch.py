@@ -172,4 +172,4 @@ def resend_pending() -> int:
     """A worker that starts (or reconnects): re-send every pending bot turn, so
     none that the last worker held or the broker lost waits for the sweep. (Turn
     clocks have no task to lose: the clock reads them from the database.)"""
-    return resend(t for t in turns.pending_turns() if t.kind == "bot")
+    return resend(turns.pending_bot_turns())

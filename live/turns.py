@@ -29,11 +29,24 @@ class PendingTurn:
 
 def pending_turns() -> list[PendingTurn]:
     """Every running game's pending bot move or turn clock."""
+    return pending_clocks() + pending_bot_turns()
+
+
+def pending_clocks() -> list[PendingTurn]:
+    """Every running game's turn clock (due at its deadline)."""
+    running = Game.objects.filter(status=GameStatus.RUNNING, turn_deadline__isnull=False)
+    return [
+        PendingTurn(game_id, seq, "timeout", deadline)
+        for game_id, seq, deadline in running.values_list("id", "seq", "turn_deadline")
+        if deadline is not None  # (the filter says so; the type does not)
+    ]
+
+
+def pending_bot_turns() -> list[PendingTurn]:
+    """Every running game whose seat to move is a server bot (due once the bot delay
+    has passed since the last move, or the start)."""
     found: list[PendingTurn] = []
     running = Game.objects.filter(status=GameStatus.RUNNING)
-    for game_id, seq, deadline in running.filter(turn_deadline__isnull=False).values_list("id", "seq", "turn_deadline"):
-        if deadline is not None:  # (the filter says so; the type does not)
-            found.append(PendingTurn(game_id, seq, "timeout", deadline))
     bots = running.filter(seats__number=models.F("turn_seat"), seats__bot_strategy__gt="")
     for game_id, seq, last, started, delay in bots.values_list(
         "id", "seq", "last_move_at", "started_at", "bot_delay_ms"
