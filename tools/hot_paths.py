@@ -79,6 +79,7 @@ from ratings import cache as rating_cache
 from ratings import selectors as rating_selectors
 from ratings.models import Rating, RatingChange
 from tools.seed_site import PASSWORD
+from tools.stats import percentile
 
 MOVE_RULESET = {"set_max": 9, "players": 2}
 #: The deep leaderboard pages' size: a full page on both databases (the empty one's
@@ -90,11 +91,6 @@ COUNT_CACHED = {"leaderboard first", "leaderboard deep", "leaderboard deep (offs
 #: Paths timed as just after the pool gained a member (what the rating update's commit
 #: does to the board's cached count: ``ratings.cache.board_counts_adjust``).
 NEW_MEMBER = {"leaderboard first (new member)"}
-
-
-def percentile(samples: list[float], share: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] * 1000
 
 
 #: One open connection per database, kept for the whole run: switching is handing
@@ -433,7 +429,7 @@ def report(
     for name in names:
         e, s = figures.samples[(name, "empty")], figures.samples[(name, "seeded")]
         e50, s50 = statistics.median(e) * 1000, statistics.median(s) * 1000
-        e99, s99 = percentile(e, 0.99), percentile(s, 0.99)
+        e99, s99 = percentile(e, 0.99) * 1000, percentile(s, 0.99) * 1000
         low, high = bootstrap(e, s, rng)
         ratios[name] = s50 / e50
         write(

@@ -40,6 +40,7 @@ from players.models import User
 from ratings import cache, receivers, services, skill
 from ratings.models import Rating, RatingChange, RatingPool
 from ratings.views import LeaderboardApi, PlayerRatingsApi
+from tools.stats import percentile
 
 POOL = RatingPool.SMALL
 BATCH = 5000
@@ -49,9 +50,7 @@ UID = "ratings.match_rate"
 
 def percentiles(samples: list[float]) -> tuple[float, float]:
     """(p50, p99) in milliseconds of ``samples`` (seconds)."""
-    ordered = sorted(samples)
-    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
-    return statistics.median(ordered) * 1000, p99 * 1000
+    return statistics.median(samples) * 1000, percentile(samples, 0.99) * 1000
 
 
 def seed(prefix: str, accounts: int, rng: random.Random, write: Callable[[str], None]) -> None:

@@ -16,7 +16,8 @@ from tools.arena.lineup import LineupError, parse_spec, strategy
 from tools.arena.play import MatchResult
 from tools.arena.report import summarize, table
 from tools.arena.runner import ArenaConfig, run, schedule
-from tools.arena.stats import estimate, percentile, regularized_beta, t_cdf, t_quantile, t_test
+from tools.arena.stats import estimate, regularized_beta, t_cdf, t_quantile, t_test
+from tools.stats import percentile
 
 # -- statistics ------------------------------------------------------------------------
 

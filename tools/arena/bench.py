@@ -24,8 +24,7 @@ from bots.search import candidates
 from bots.sim import Sim
 from bots.strategies import LEVELS, STRATEGIES, choose_greedy
 from games.engine import PLAYING, Match, Ruleset, seat_view
-
-from .stats import percentile
+from tools.stats import percentile
 
 
 def positions(count: int, seed: int = 1) -> list[Match]:

@@ -21,9 +21,11 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from tools.stats import percentile
+
 from .play import MatchResult
 from .runner import ArenaConfig
-from .stats import Estimate, TTest, estimate, percentile, t_test
+from .stats import Estimate, TTest, estimate, t_test
 
 
 @dataclass(frozen=True)

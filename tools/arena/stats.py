@@ -1,5 +1,5 @@
 """The arena's statistics, in plain Python: mean and confidence interval over
-independent samples (deals), Student's t test against a null value, percentiles.
+independent samples (deals), Student's t test against a null value (percentiles: ``tools.stats``).
 
 Why over deals: in duplicate format each deal is played once per rotation of the
 line-up, so every strategy meets the same luck. A deal's result for a strategy -
@@ -126,13 +126,3 @@ def t_test(values: Sequence[float], null: float) -> TTest:
         return TTest(null, math.copysign(math.inf, mean - null), 0.0)
     t = (mean - null) / stderr
     return TTest(null, t, 2.0 * t_cdf(-abs(t), len(values) - 1))
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """The ``q`` (0..1) percentile by nearest rank: the smallest value with at least
-    a ``q`` share of the values at or below it."""
-    if not values:
-        return math.nan
-    ordered = sorted(values)
-    rank = max(1, math.ceil(q * len(ordered)))
-    return ordered[rank - 1]

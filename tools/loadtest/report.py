@@ -10,6 +10,7 @@ from typing import Any
 
 from tools.loadtest.cpu import CpuSnapshot
 from tools.loadtest.options import Options
+from tools.stats import percentile
 
 
 @dataclass
@@ -84,10 +85,8 @@ class Report:
 
     def percentile(self, q: float, samples: list[float] | None = None) -> float:
         """The ``q`` quantile of the move latencies (or of ``samples``), 0 without any."""
-        ordered = sorted(self.latencies_ms if samples is None else samples)
-        if not ordered:
-            return 0.0
-        return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+        values = self.latencies_ms if samples is None else samples
+        return percentile(values, q) if values else 0.0
 
     def as_dict(self) -> dict[str, Any]:
         """The figures as JSON (``--json``): the latencies summed up, not listed."""

@@ -29,13 +29,9 @@ from django.core.management.base import BaseCommand, CommandError
 from games import services
 from games.models import Game, Move, MoveSource
 from players.models import User
+from tools.stats import percentile
 
 MAX_TIMEOUTS = 5
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 class Command(BaseCommand):
