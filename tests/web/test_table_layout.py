@@ -13,6 +13,7 @@ Screenshots: artifacts/web-layout-<size>-turn.png, web-layout-<size>-hand-over.p
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -286,6 +287,18 @@ def test_keyboard_play_keeps_hand_and_board_in_view_and_holds_each_hands_end(
                 next_hand_dealt(number),
             )
             assert held(driver)
+            # The next hand's clock runs while its end is held: when that hand opens with my
+            # turn, the end says so with the clock (read with the table's state, in one look).
+            my_turn, turn_line = driver.execute_script(
+                "const line = document.querySelector('[data-testid=hand-over-turn]');"
+                " return [document.querySelector('[data-testid=table]').dataset.yourTurn, line && line.textContent];"
+            )
+            if my_turn == "true" and table(driver).get("status") == "running":
+                assert turn_line and re.search(r"Your turn in the next hand.*\d+:\d\d left", turn_line), turn_line
+            else:
+                assert turn_line is None, turn_line
+            text = driver.execute_script("return document.querySelector('[data-testid=hand-over]').innerText")
+            assert "null" not in text and "undefined" not in text, text
             driver.save_screenshot(str(ARTIFACTS / f"web-layout-{size}-hand-over.png"))
             assert_finished_board_and_scores_in_view(driver, size)
             assert focus_testid(driver) == "next-hand"

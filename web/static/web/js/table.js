@@ -701,8 +701,15 @@ export function renderTable(root, { gameId }) {
       { type: "button", class: "cf-action cf-action-main", "data-testid": "next-hand", onclick: () => releaseHand() },
       last ? gettext("See the result") : gettext("Next hand"),
     );
+    // The next hand is dealt while this one's end is held: when it opens with the viewer's
+    // turn, its clock already runs - said here, where the viewer is reading.
+    const yourTurnNext = !last && g.game.status === "running" && Boolean(g.you?.your_turn) && Boolean(g.you?.turn_deadline) && (g.state?.round?.number ?? 0) > d.number;
+    const turnLine = yourTurnNext
+      ? el("p", { class: "cf-hand-over-turn", "data-testid": "hand-over-turn" }, gettext("Your turn in the next hand, its clock runs:"), " ", el("span", { class: "cf-clock", "data-deadline": g.you.turn_deadline }, clockText(g.you.turn_deadline)))
+      : null;
     handOver.replaceChildren(
       el("div", { class: "cf-hand-over-head" }, el("h2", { id: "cf-hand-over-title" }, interpolate(gettext("Hand %(number)s is over"), { number: d.number })), el("p", {}, how), next),
+      ...(turnLine ? [turnLine] : []),
       el(
         "table",
         { class: "cf-hand-over-scores" },
