@@ -156,6 +156,9 @@ def test_every_page_in_estonian_has_no_english_left(embedded: Serve, make_browse
     problems += compare(drivers, "lobby", ready_when("#account-stream-status[data-state=open]"))
     visit(drivers, embedded, f"/players/{me}/")
     problems += compare(drivers, "profile", ready_when("#profile[data-state=ready] [data-testid=rating-chart]"))
+    # One rated match so far: the chart's name counts it in the singular ("1 mäng", not "1 mängu").
+    chart = "return document.querySelector('[data-testid=rating-chart]').getAttribute('aria-label')"
+    assert drivers["et"].execute_script(chart).endswith(": 1 mäng"), drivers["et"].execute_script(chart)
     visit(drivers, embedded, "/leaderboard/?pool=2&kind=humans")
     problems += compare(drivers, "leaderboard", ready_when("#leaderboard[data-state=ready] [data-testid=board-row]"))
     visit(drivers, embedded, "/ladder/")
