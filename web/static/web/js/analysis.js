@@ -47,6 +47,20 @@ function sameMove(a, b) {
   return a && b && a.type === b.type && (a.tile || "") === (b.tile || "") && (a.end || "") === (b.end || "");
 }
 
+// A decision's loss as the page writes it: signed, at most two decimals (as the server
+// rounds it): "+4.01", "+4,01".
+function lossText(loss) {
+  return formatNumber(loss, { signDisplay: "always", maximumFractionDigits: 2 });
+}
+
+/** The better move of a decision worth naming, or null: another move than the one played
+ * that gains something as written (a loss that rounds to 0 is a tie: "better ... (+0)"
+ * says nothing). The move list and the replay's verdict line both ask this. */
+export function betterMove(decision) {
+  if (!decision || sameMove(decision.played, decision.best)) return null;
+  return Math.round(decision.loss * 100) > 0 ? decision.best : null;
+}
+
 async function moveSeqs(id) {
   const seqs = new Map();
   let after = 0;
@@ -113,9 +127,8 @@ export function analysisPanel({ gameId, game, steps, onJump }) {
     const items = result.decisions.map((d) => {
       const at = stepOfMove(d.move_number);
       if (at >= 0) byStep.set(at, d);
-      const better = sameMove(d.played, d.best)
-        ? ""
-        : " · " + interpolate(gettext("better: %(move)s (%(points)s)"), { move: moveText(d.best), points: formatNumber(d.loss, { signDisplay: "always" }) });
+      const best = betterMove(d);
+      const better = best ? " · " + interpolate(gettext("better: %(move)s (%(points)s)"), { move: moveText(best), points: lossText(d.loss) }) : "";
       const text = `${MARKS[d.verdict] || ""} ` +
         interpolate(gettext("Move %(number)s (hand %(hand)s): %(move)s, %(verdict)s"), { number: d.move_number, hand: d.hand, move: moveText(d.played), verdict: verdictName(d.verdict) }) +
         better;
@@ -123,6 +136,8 @@ export function analysisPanel({ gameId, game, steps, onJump }) {
         el("button", { type: "button", class: "cf-link-button", disabled: at < 0, onclick: () => onJump(at) }, text));
     });
     list.replaceChildren(...items);
+    // The numbers' column as wide as the longest number (table.css): none is cut off.
+    list.style.setProperty("--digits", String(String(items.length).length));
     onJump(null); // the step shown gets its mark
   }
 
