@@ -182,6 +182,15 @@ def test_a_spectator_analyses_a_seat_in_the_replay(server: Serve, make_browser: 
     shown = re.search(r"Accuracy ([0-9.]+)%", summary)
     assert shown is not None, summary
     assert float(shown.group(1)) == analysis["result"]["match"]["accuracy"]
+    # Each count in the singular or the plural as it needs ("1 mistake", not "1 mistakes").
+    counts = analysis["result"]["match"]["counts"]
+    for kind, one, more in (
+        ("blunder", "blunder", "blunders"),
+        ("mistake", "mistake", "mistakes"),
+        ("inaccuracy", "inaccuracy", "inaccuracies"),
+    ):
+        count = counts[kind]
+        assert f" {count} {one if count == 1 else more}" in summary, summary
 
     # Jump to the decision: its mark beside the step, and the better move on the board.
     item = css(driver, f'[data-testid=analysis-moves] li[data-move-number="{chosen["move_number"]}"]')[0]

@@ -24,7 +24,7 @@
 
 import * as api from "./api.js";
 import { onAccountFrame, onAccountStatus } from "./accountstream.js";
-import { formatNumber, gettext, interpolate } from "./i18n.js";
+import { formatNumber, gettext, interpolate, ngettext } from "./i18n.js";
 import { el, seatLabel } from "./table.js";
 
 const SLOW_POLL_MS = 5000;
@@ -118,11 +118,20 @@ export function analysisPanel({ gameId, game, steps, onJump }) {
     const match = result.match;
     const counts = match.counts;
     summary.hidden = false;
+    // Each count in its own ngettext: "1 blunder", "2 mistakes" (one sentence with every
+    // count in the plural said "1 mistakes").
+    const judged = [
+      interpolate(ngettext("%(count)s blunder", "%(count)s blunders", counts.blunder), { count: counts.blunder }),
+      interpolate(ngettext("%(count)s mistake", "%(count)s mistakes", counts.mistake), { count: counts.mistake }),
+      interpolate(ngettext("%(count)s inaccuracy", "%(count)s inaccuracies", counts.inaccuracy), { count: counts.inaccuracy }),
+      interpolate(ngettext("%(points)s point lost", "%(points)s points lost", match.points_lost), { points: match.points_lost }),
+    ];
     summary.textContent = match.decisions
-      ? interpolate(
-          gettext("Accuracy %(accuracy)s over %(decisions)s decisions: %(blunders)s blunders, %(mistakes)s mistakes, %(inaccuracies)s inaccuracies, %(lost)s points lost."),
-          { accuracy: formatNumber(match.accuracy / 100, { style: "percent", maximumFractionDigits: 1 }), decisions: match.decisions, blunders: counts.blunder, mistakes: counts.mistake, inaccuracies: counts.inaccuracy, lost: match.points_lost },
-        )
+      ? interpolate(ngettext("Accuracy %(accuracy)s over %(count)s decision: %(judged)s.", "Accuracy %(accuracy)s over %(count)s decisions: %(judged)s.", match.decisions), {
+          accuracy: formatNumber(match.accuracy / 100, { style: "percent", maximumFractionDigits: 1 }),
+          count: match.decisions,
+          judged: judged.join(", "),
+        })
       : gettext("This player never had two choices or more: nothing to judge.");
     const items = result.decisions.map((d) => {
       const at = stepOfMove(d.move_number);
