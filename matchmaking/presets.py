@@ -8,12 +8,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from games.engine import MAX_PLAYERS
 
 
 @dataclass(frozen=True)
 class Preset:
     name: str
+    #: For people: in English here (marked for the catalogue), translated where it is
+    #: served (``GET /presets/`` answers it in the request's language).
     description: str
     ruleset: dict[str, Any]
 
@@ -29,14 +33,26 @@ class Preset:
 PRESETS: dict[str, Preset] = {
     preset.name: preset
     for preset in (
-        Preset("double-6", "A double-6 set (2-6 players), seven rounds, the engine's defaults.", {"set_max": 6}),
+        Preset(
+            "double-6",
+            gettext_noop("A double-6 set (2-6 players), seven rounds, the engine's defaults."),
+            {"set_max": 6},
+        ),
         Preset(
             "double-6-quick",
-            "A double-6 set (2-6 players), one round only: a game of a few minutes.",
+            gettext_noop("A double-6 set (2-6 players), one round only: a game of a few minutes."),
             {"set_max": 6, "rounds": 1},
         ),
-        Preset("double-9", "A double-9 set (2-8 players), ten rounds, the engine's defaults.", {"set_max": 9}),
-        Preset("double-12", "A double-12 set (2-8 here), thirteen rounds, the engine's defaults.", {"set_max": 12}),
+        Preset(
+            "double-9",
+            gettext_noop("A double-9 set (2-8 players), ten rounds, the engine's defaults."),
+            {"set_max": 9},
+        ),
+        Preset(
+            "double-12",
+            gettext_noop("A double-12 set (2-8 here), thirteen rounds, the engine's defaults."),
+            {"set_max": 12},
+        ),
     )
 }
 

@@ -123,7 +123,7 @@ class SeekListQueryInput(serializers.Serializer):
 
 class PresetOutput(serializers.Serializer):
     name = serializers.ChoiceField(choices=PRESET_CHOICES)
-    description = serializers.CharField()
+    description = serializers.CharField(help_text="What the preset plays, in the request's language.")
     set_max = serializers.IntegerField(help_text="The domino set: double-`set_max`.")
     rounds = serializers.IntegerField(allow_null=True, help_text="Rounds in a match (null: one per double).")
     max_players = serializers.IntegerField(help_text="The most players its set seats (and quick play's 8).")
@@ -162,7 +162,7 @@ def preset_output(preset: Preset) -> dict[str, Any]:
     return PresetOutput(
         {
             "name": preset.name,
-            "description": preset.description,
+            "description": gettext(preset.description),  # marked in matchmaking.presets
             "set_max": preset.ruleset["set_max"],
             "rounds": preset.ruleset.get("rounds"),
             "max_players": min(preset.max_players, services.MAX_PLAYERS),

@@ -101,7 +101,8 @@ class PresetListApi(APIView):
     @extend_schema(
         operation_id="presets_list",
         summary="Quick play's rulesets",
-        description="The presets a seek chooses from (`preset` of POST /seeks/).",
+        description="The presets a seek chooses from (`preset` of POST /seeks/). `description` is in the "
+        "request's language (Accept-Language, as every text for people); `name` is the machine name.",
         responses={200: PresetOutput(many=True)},
     )
     def get(self, request: Request) -> Response:

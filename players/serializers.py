@@ -169,7 +169,10 @@ class TokenOutput(serializers.Serializer):
     """A token as listed: never its secret."""
 
     id = serializers.IntegerField()
-    name = serializers.CharField()
+    name = serializers.CharField(
+        help_text="The name given when the token was made (`name` of POST /tokens/); a browser's session "
+        "(POST /session/) is named by the server from its User-Agent, in that request's language."
+    )
     prefix = serializers.CharField(help_text="The token starts with `cf_<prefix>_`.")
     created_at = serializers.DateTimeField()
     last_used_at = serializers.DateTimeField(allow_null=True, help_text="Precise to about a minute.")

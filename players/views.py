@@ -212,11 +212,17 @@ class TokenDetailApi(APIView):
 
 
 def _device_name(request: Request) -> str:
-    """A browser's device, named from its User-Agent: "Web client - Firefox, phone"."""
+    """A browser's device, named from its User-Agent in the language of its sign-in:
+    "Web client - Firefox, phone", in Estonian "Veebiklient - Firefox, telefon". The
+    name is stored as the token's ``name`` (what GET /tokens/ lists, the same in every
+    answer, as a name the owner gave a token is): a person reads it on the account page,
+    so it is written in the words the person signing in reads."""
     agent = request.META.get("HTTP_USER_AGENT", "")
     browsers = (("Edg/", "Edge"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"), ("Safari/", "Safari"))
-    browser = next((name for mark, name in browsers if mark in agent), "browser")
-    return f"Web client - {browser}, phone" if "Mobile" in agent else f"Web client - {browser}"
+    browser = next((name for mark, name in browsers if mark in agent), None) or gettext("unknown browser")
+    if "Mobile" in agent:
+        return gettext("Web client - %(browser)s, phone") % {"browser": browser}
+    return gettext("Web client - %(browser)s") % {"browser": browser}
 
 
 def _session(request: Request) -> dict[str, Any]:

@@ -119,3 +119,41 @@ def test_a_browser_is_a_device_that_another_device_can_sign_out(make_player: Any
     signed_out = laptop.delete(SESSION, HTTP_X_CSRFTOKEN=csrf)
     assert signed_out.status_code == 204, signed_out.content
     assert not User.objects.get(username="alice").api_tokens.filter(revoked_at__isnull=True).exists()
+
+
+CHROME_PHONE = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/131.0.0.0 Mobile Safari/537.36"
+)
+
+
+@pytest.mark.parametrize(
+    ("language", "agent", "name"),
+    [
+        ("en", CHROME_PHONE, "Web client - Chrome, phone"),
+        ("et", CHROME_PHONE, "Veebiklient - Chrome, telefon"),
+        ("et", "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0", "Veebiklient - Firefox"),
+        ("et", "curl/8.5.0", "Veebiklient - tundmatu brauser"),
+    ],
+)
+def test_a_browser_device_is_named_in_the_language_it_signed_in_with(
+    make_player: Any, language: str, agent: str, name: str
+) -> None:
+    """The account page lists the device by its name: the server names a browser from its
+    User-Agent in the words of the sign-in's language (the page's cookie or
+    Accept-Language), and keeps that name - in every later answer, in any language."""
+    make_player("alice")
+    client = browser()
+    ok(
+        client.post(
+            SESSION,
+            {"username": "alice", "password": PASSWORD},
+            HTTP_ACCEPT_LANGUAGE=language,
+            HTTP_USER_AGENT=agent,
+        )
+    )
+    for reading in ("en", "et"):
+        (device,) = [
+            d for d in ok(client.get("/api/v1/tokens/", HTTP_ACCEPT_LANGUAGE=reading))["results"] if d["current"]
+        ]
+        assert device["name"] == name

@@ -96,7 +96,7 @@ class Serve:
         return request(self.port, "GET", "/api/v1/health/", timeout=10)
 
     def supervised(self, name: str) -> dict[str, Any]:
-        """What the health report says of serve's child ``name`` (web, worker, beat)."""
+        """What the health report says of serve's child ``name`` (web, worker, analysis, beat)."""
         return next(child for child in self.health()[1]["supervised"] if child["name"] == name)
 
     def serve_pid(self) -> int:

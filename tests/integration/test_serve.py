@@ -1,5 +1,5 @@
 """``manage.py serve``, the embedded default a newcomer runs first: SQLite, the
-folder broker, a worker and beat - all supervised. Driven over HTTP only, as a
+folder broker, a worker, an analysis worker and beat - all supervised. Driven over HTTP only, as a
 user would; the worker is killed the way a crash kills it."""
 
 from __future__ import annotations
@@ -104,9 +104,17 @@ def test_the_health_report_shows_a_dead_worker_while_it_is_down(tmp_path):
         server.stop()
 
 
+def test_serve_says_what_it_runs(serve):
+    """Its first line names every process it supervises, as the health report does (it
+    said "web, worker and beat" while it ran the analysis worker too)."""
+    names = [child["name"] for child in serve.health()[1]["supervised"]]
+    assert names == ["web", "worker", "analysis", "beat"]
+    assert f"serve (pid {serve.serve_pid()}): web, worker, analysis and beat; broker " in serve.log()
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_serve_stops_everything_it_started(serve, signum):
-    children = [serve.supervised(name)["pid"] for name in ("web", "worker", "beat")]
+    children = [serve.supervised(name)["pid"] for name in ("web", "worker", "analysis", "beat")]
     assert all(alive(pid) for pid in children)
     serve.signal(signum)
     assert serve.process.wait(30) == 0
@@ -117,7 +125,7 @@ def test_serve_stops_everything_it_started(serve, signum):
 
 @pytest.mark.skipif(not LINUX, reason="children learn of their parent's death through Linux's PR_SET_PDEATHSIG")
 def test_killing_serve_itself_leaves_no_child_behind(serve):
-    children = [serve.supervised(name)["pid"] for name in ("web", "worker", "beat")]
+    children = [serve.supervised(name)["pid"] for name in ("web", "worker", "analysis", "beat")]
     serve.signal(signal.SIGKILL)
     wait_for(lambda: not any(alive(pid) for pid in children), 20, what="every child to be gone")
     wait_for(lambda: port_free(serve.port), 10, what="the port to be free")

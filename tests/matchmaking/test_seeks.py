@@ -154,6 +154,20 @@ def test_the_presets_are_listed(api_client):
     assert by_name["double-6-quick"]["rounds"] == 1 and by_name["double-9"]["rounds"] is None
 
 
+def test_the_presets_are_described_in_the_readers_language(api_client):
+    """The descriptions are for people (the lobby shows them): in Estonian with
+    Accept-Language: et, every one from the catalogue; the names stay the machine's."""
+    english = ok(api_client.get("/api/v1/presets/"))
+    response = api_client.get("/api/v1/presets/", HTTP_ACCEPT_LANGUAGE="et")
+    estonian = ok(response)
+    assert response["Content-Language"] == "et"
+    assert [p["name"] for p in estonian] == [p["name"] for p in english]
+    assert [p["description"] for p in english] == [services.PRESETS[p["name"]].description for p in english]
+    by_name = {p["name"]: p["description"] for p in estonian}
+    assert by_name["double-6-quick"].startswith("Topelt-6 komplekt")
+    assert all(et != en["description"] for et, en in zip(by_name.values(), english, strict=True))
+
+
 # -- the matcher -----------------------------------------------------------------------
 
 

@@ -176,3 +176,29 @@ def test_devices_password_my_data_and_deleting_the_account(
     assert "deleted-" in text
     for driver in (laptop, phone):
         check_requests_against_contract(driver)
+
+
+def test_the_account_page_in_estonian_writes_the_date_and_names_the_device_in_estonian(
+    embedded: Serve, browser: Any
+) -> None:
+    """Signed in from a page reading Estonian: the line under the heading says when the
+    account joined as the site writes dates (``formatDate``, "7. dets 2026", where the
+    sentence keeps it as it is - not "alates 7. detsember", which needs another case), and
+    the browser's device is named in Estonian ("Veebiklient - Chrome")."""
+    browser.get(base_url(embedded) + "/login/")
+    browser.add_cookie({"name": "language", "value": "et", "path": "/"})
+    token = sign_in(browser, embedded, "acct_eesti")
+    joined = request(embedded.port, "GET", "/api/v1/me/", token=token)[1]["date_joined"]
+    browser.get(f"{base_url(embedded)}/account/")
+    until(browser, "the devices", lambda d: len(devices(d)) == 2)  # sign_in's API token and this browser
+    date = browser.execute_script(
+        "return new Intl.DateTimeFormat('et', {dateStyle: 'medium'}).format(new Date(arguments[0]));", joined
+    )
+    since = browser.execute_script("return document.querySelector('[data-testid=account-since]').textContent")
+    assert since == f"Oled sisse logitud kui acct_eesti. Liitunud: {date}.", since
+    current = browser.execute_script(
+        "return document.querySelector('[data-testid=device-list] li[data-current=true] [data-testid=device-name]')"
+        ".textContent"
+    )
+    assert current == "Veebiklient - Chrome", current  # headless Chromium says HeadlessChrome/...
+    check_requests_against_contract(browser)

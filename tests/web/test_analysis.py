@@ -1,8 +1,9 @@
 """The replay's analysis in Chromium, on ``manage.py serve`` (its analysis worker on
 its own queue): a spectator of a finished bots' match asks for a seat's analysis, the
 page follows it to the end, lists the seat's decisions with their marks (the same as
-the API's), jumps to one, shows its mark and the better move on the board - in
-English and in Estonian."""
+the API's; "better" only where a better move gains something), jumps to one, shows
+its mark and the better move on the board - in English and in Estonian; on a phone
+the scrolling move list cuts off no number and keeps its text clear of the scrollbar."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 from tests.integration.serve import Serve, open_bot_table
 from tests.integration.web import request
 from tests.web.conftest import (
+    DESKTOP,
     base_url,
     browser_requests,
     browser_server,
@@ -29,6 +31,7 @@ from tests.web.conftest import (
 pytestmark = [pytest.mark.slow]
 
 MATCH_SECONDS = 120
+PHONE = (390, 844)
 ANALYSIS_SECONDS = 120
 
 
@@ -54,6 +57,41 @@ def marks(driver: Any) -> list[tuple[int, str]]:
         ".map(li => [Number(li.dataset.moveNumber), li.dataset.verdict]);"
     )
     return [(int(n), str(v)) for n, v in rows]
+
+
+def move_of(move: dict[str, Any]) -> tuple[str, str, str]:
+    return move["type"], move.get("tile") or "", move.get("end") or ""
+
+
+# The move list's fit: the widest list number ("12. ", in its item's font: a blunder's is
+# bold) against the room the list leaves for the numbers (they are outside markers, and
+# the scrolling list cuts off what lies outside it), and the rightmost text against the
+# list's inner right edge.
+LIST_FIT = """
+const list = document.querySelector('[data-testid=analysis-moves]');
+const style = getComputedStyle(list);
+const box = list.getBoundingClientRect();
+const probe = document.createElement('span');
+probe.style.position = 'absolute';
+probe.style.whiteSpace = 'pre';
+document.body.append(probe);
+let widest = 0;
+[...list.children].forEach((li, i) => {
+  probe.style.font = getComputedStyle(li).font;
+  probe.textContent = `${i + 1}. `;
+  widest = Math.max(widest, probe.getBoundingClientRect().width);
+});
+probe.remove();
+const rights = [...list.querySelectorAll('button')].map((b) => b.getBoundingClientRect().right);
+return {
+  widest_number: widest,
+  room_left: parseFloat(style.paddingLeft),
+  text_right: Math.max(...rights),
+  inner_right: box.left + list.clientLeft + list.clientWidth,
+  scroll_width: list.scrollWidth,
+  client_width: list.clientWidth,
+};
+"""
 
 
 def analysis_requests(sent: list[dict[str, str]], game_id: int) -> list[str]:
@@ -119,11 +157,40 @@ def test_a_spectator_analyses_a_seat_in_the_replay(server: Serve, make_browser: 
         if chosen is not None:
             break
     assert chosen is not None, "neither random seat ever had a better play"
+    # "better: ..." only where the better move gains something as the list writes it
+    # (two decimals): a tie for best ("+0") is no better move.
+    texts = driver.execute_script(
+        "return [...document.querySelectorAll('[data-testid=analysis-moves] li')].map(li => li.textContent);"
+    )
+    for decision, text in zip(decisions, texts, strict=True):
+        gains = move_of(decision["best"]) != move_of(decision["played"]) and round(decision["loss"] * 100) > 0
+        assert ("better:" in text) == gains, (decision, text)
+        assert "(+0)" not in text, text
+
+    # On a phone the list scrolls: no number is cut off at its left edge, no text runs
+    # under its scrollbar.
+    driver.set_window_size(*PHONE)
+    until(driver, "the phone's width", lambda d: d.execute_script("return innerWidth") == PHONE[0])
+    fit = driver.execute_script(LIST_FIT)
+    assert fit["widest_number"] <= fit["room_left"], fit
+    assert fit["text_right"] <= fit["inner_right"] - 8, fit  # clear of a scrollbar drawn over the text too
+    assert fit["scroll_width"] <= fit["client_width"], fit
+    save_shot(driver, "replay-analysis-phone")
+    driver.set_window_size(*DESKTOP)
     summary = css(driver, "[data-testid=analysis-summary]")[0].text
     # The match's accuracy as the page's language writes a percentage (86%, 86.5%).
     shown = re.search(r"Accuracy ([0-9.]+)%", summary)
     assert shown is not None, summary
     assert float(shown.group(1)) == analysis["result"]["match"]["accuracy"]
+    # Each count in the singular or the plural as it needs ("1 mistake", not "1 mistakes").
+    counts = analysis["result"]["match"]["counts"]
+    for kind, one, more in (
+        ("blunder", "blunder", "blunders"),
+        ("mistake", "mistake", "mistakes"),
+        ("inaccuracy", "inaccuracy", "inaccuracies"),
+    ):
+        count = counts[kind]
+        assert f" {count} {one if count == 1 else more}" in summary, summary
 
     # Jump to the decision: its mark beside the step, and the better move on the board.
     item = css(driver, f'[data-testid=analysis-moves] li[data-move-number="{chosen["move_number"]}"]')[0]

@@ -293,7 +293,9 @@ def test_a_rated_match_shows_on_both_profiles_and_the_leaderboard(finder: Serve,
         assert close(
             pool.find_element("css selector", "[data-testid=pool-rating]").text, ratings[name]["pools"][0]["rating"]
         )
-        assert pool.find_element("css selector", "[data-testid=rating-chart]").get_attribute("data-points") == "1"
+        chart = pool.find_element("css selector", "[data-testid=rating-chart]")
+        assert chart.get_attribute("data-points") == "1"
+        assert chart.get_attribute("aria-label") == "Rating history, 2 players: 1 match"  # one, not "1 matches"
         recent = css(browser, f'[data-testid=recent-game][data-game="{first}"]')
         assert (
             recent.find_element("css selector", "[data-testid=replay-link]")
@@ -309,6 +311,9 @@ def test_a_rated_match_shows_on_both_profiles_and_the_leaderboard(finder: Serve,
     browser.get(base_url(finder) + "/players/rt-gus/")
     until(browser, "the profile", lambda d: css(d, "#profile").get_attribute("data-state") == "ready")
     assert css(browser, "[data-testid=rating-chart]").get_attribute("data-points") == "2"
+    assert (
+        css(browser, "[data-testid=rating-chart]").get_attribute("aria-label") == "Rating history, 2 players: 2 matches"
+    )
     assert close(css(browser, "[data-testid=pool-rating]").text, after["rating"])
     assert len(browser.find_elements("css selector", "[data-testid=recent-game]")) == 2
     save_shot(browser, "profile")

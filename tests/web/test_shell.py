@@ -488,6 +488,7 @@ def test_a_table_with_every_setting_and_a_bot_starts_and_my_games_follows_live(e
     # One seat to fill: "Add bot" at another level, then Start.
     selector = card_selector(game_id)
     shown(browser, f"{selector} [data-testid=bot-strategy]")
+    assert values(browser, f"{selector} [data-testid=bot-strategy] option") == WEAKEST_FIRST
     fill_select(browser, f"{selector} [data-testid=bot-strategy]", "greedy")
     css(browser, f'{selector} [data-action="add-bot"]').click()
     wait(browser).until(lambda d: "Bot (greedy)" in css(d, f'{selector} [data-seat="2"]').text)
@@ -524,6 +525,57 @@ def test_a_table_with_every_setting_and_a_bot_starts_and_my_games_follows_live(e
         ("POST", "/api/v1/games/{game_id}/start/"),
         ("GET", "/api/v1/me/stream/"),
     } <= made
+
+
+# The server bots' levels weakest first, as the arena measured them (docs/bots.md).
+WEAKEST_FIRST = ["random", "easy", "greedy", "medium", "hard", "strong"]
+
+
+def values(driver: Any, selector: str) -> list[str]:
+    return list(
+        driver.execute_script("return [...document.querySelectorAll(arguments[0])].map(e => e.value);", selector)
+    )
+
+
+@browser_test
+def test_a_new_tables_bot_levels_come_weakest_first_and_bots_fill_every_seat_but_mine(
+    embedded: Serve, browser: Any
+) -> None:
+    """The create form lists the levels from weakest to strongest (GET /bots/ answers them
+    by name: "easy, greedy, hard, medium, random, strong" was no order a person knows),
+    and seats bots in every seat but one until the player sets a number: a newcomer's
+    table of four with no bot would wait for three people."""
+    sign_in(browser, embedded, "fern")
+    shown(browser, "#create-form")
+    levels = [bot["name"] for bot in embedded.api("GET", "/bots/")[1]]
+    assert sorted(levels) == sorted(WEAKEST_FIRST), "a new level: place it in WEAKEST_FIRST and ui.byStrength"
+    wait(browser).until(lambda d: values(d, "#create-bot_strategy option") == WEAKEST_FIRST)
+
+    def bots() -> str:
+        return str(by_id(browser, "create-bots").get_attribute("value"))
+
+    assert (by_id(browser, "create-players").get_attribute("value"), bots()) == ("4", "3")
+    fill(browser, {"create-players": 6})
+    assert bots() == "5"
+    fill(browser, {"create-players": 2})
+    assert bots() == "1"
+    fill(browser, {"create-bots": 0, "create-players": 3})  # a number of one's own stays
+    assert bots() == "0"
+
+    # The defaults make a table that starts.
+    browser.refresh()
+    shown(browser, "#create-form")
+    fill(browser, {"create-players": 3})
+    by_id(browser, "create-submit").click()
+    card = '#my-games [data-testid=game-card][data-status="open"]'
+    shown(browser, card)
+    game_id = int(browser.execute_script(f"return document.querySelector('{card}').dataset.game"))
+    seats = embedded.api("GET", f"/games/{game_id}/")[1]["game"]["seats"]
+    assert [(s["player"] or {}).get("username") for s in seats][:1] == ["fern"]
+    assert [bool(s["bot_strategy"]) for s in seats] == [False, True, True]
+    click_shown(browser, f'{card_selector(game_id)} [data-action="start"]')
+    shown(browser, f'{card_selector(game_id)}[data-status="running"]')
+    check_requests_against_contract(browser)
 
 
 def fill_select(driver: Any, selector: str, value: str) -> None:

@@ -7,7 +7,7 @@ table during play and at the held end of a hand, the replay of a finished rated 
 the player's profile, the leaderboard, the bot ladder, the account page and How to
 play. On each, every text a person reads or hears (visible text nodes, text for screen
 readers, ``aria-label``/``title``/``placeholder``/``alt``, the options of a visible
-list, the document title) is read from both pages, at desktop size and at phone size.
+list and their titles, the document title) is read from both pages, at desktop size and at phone size.
 Any word of the Estonian page that also appears on the English page is English left
 behind - unless it is a player's name, or one of the few words both languages write
 alike (``SHARED_WORDS``). Numbers and tile pips have no letters and pass.
@@ -65,8 +65,12 @@ for (const element of document.querySelectorAll('[aria-label], [title], [placeho
     if (value) texts.push(value);
   }
 }
+// An option has no box of its own (checkVisibility says no): its words, and its title
+// (the tooltip), count when its list is shown.
 for (const option of document.querySelectorAll('select option')) {
-  if (visible(option.closest('select'))) texts.push(option.textContent.trim());
+  if (!visible(option.closest('select'))) continue;
+  texts.push(option.textContent.trim());
+  if (option.title.trim()) texts.push(option.title.trim());
 }
 return texts;
 """
@@ -152,6 +156,9 @@ def test_every_page_in_estonian_has_no_english_left(embedded: Serve, make_browse
     problems += compare(drivers, "lobby", ready_when("#account-stream-status[data-state=open]"))
     visit(drivers, embedded, f"/players/{me}/")
     problems += compare(drivers, "profile", ready_when("#profile[data-state=ready] [data-testid=rating-chart]"))
+    # One rated match so far: the chart's name counts it in the singular ("1 mäng", not "1 mängu").
+    chart = "return document.querySelector('[data-testid=rating-chart]').getAttribute('aria-label')"
+    assert drivers["et"].execute_script(chart).endswith(": 1 mäng"), drivers["et"].execute_script(chart)
     visit(drivers, embedded, "/leaderboard/?pool=2&kind=humans")
     problems += compare(drivers, "leaderboard", ready_when("#leaderboard[data-state=ready] [data-testid=board-row]"))
     visit(drivers, embedded, "/ladder/")

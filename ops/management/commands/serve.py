@@ -49,7 +49,10 @@ NICE = ["nice", "-n", "10"] if shutil.which("nice") else []
 
 
 class Command(BaseCommand):
-    help = "Serve the game: the web server, a Celery worker and beat (bots, turn clocks), supervised."
+    help = (
+        "Serve the game, supervised: the web server, a Celery worker (bots, turn clocks), a Celery worker "
+        "for game analyses and beat."
+    )
 
     def add_arguments(self, parser: Any) -> None:
         # No HOST variable: shells set one to the machine's name (zsh, some images),
@@ -116,9 +119,11 @@ class Command(BaseCommand):
 
         base = f"http://{host}:{port}"
         broker = settings.CELERY_BROKER_URL.split("@")[-1]
-        self.stdout.write(
-            f"serve (pid {os.getpid()}): web, {'no worker' if no_worker else 'worker and beat'}; broker {broker}"
+        # What runs, by the names the log and the health report give them.
+        running = _in_words([child.name for child in children]) + (
+            " (no worker or beat: --no-worker)" if no_worker else ""
         )
+        self.stdout.write(f"serve (pid {os.getpid()}): {running}; broker {broker}")
         self.stdout.write(f"serving on {base}/  API docs: {base}/api/docs/  health: {base}/api/v1/health/")
         next_report = time.monotonic() + REPORT_SECONDS
 
@@ -136,6 +141,11 @@ class Command(BaseCommand):
             supervisor.stop_all()
             _forget_old_reports(including_own=True)
             self.stdout.write("serve: stopped")
+
+
+def _in_words(names: list[str]) -> str:
+    """["web", "worker", "beat"] -> "web, worker and beat"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _require_free_port(host: str, port: int) -> None:

@@ -11,7 +11,8 @@
 // #password-current, #password-new, #password-new2, #password-revoke (checkbox),
 // #password-submit; device-list > li[data-token] (data-current="true" for this one)
 // with device-revoke buttons; #data-download; delete form #delete-form with
-// #delete-password, #delete-confirm (checkbox), #delete-submit; account-status
+// #delete-password, #delete-confirm (checkbox), #delete-submit; account-since (the
+// account's name and when it joined); account-status
 // (role=status: what the last action did). The second factor: #second-factor-panel
 // (data-state off / pending / on); turning it on: #second-factor-password,
 // #second-factor-enable, then #second-factor-secret, #second-factor-uri,
@@ -20,7 +21,7 @@
 // #second-factor-disable.
 
 import * as api from "./api.js";
-import { formatDateTime, gettext, interpolate, ngettext } from "./i18n.js";
+import { formatDate, formatDateTime, gettext, interpolate, ngettext } from "./i18n.js";
 import { mountStanding } from "./sanctions.js";
 import { openStream } from "./sse.js";
 import { busy, clearErrors, h, navigate, notify, replaceChildren, setTitle, showError } from "./ui.js";
@@ -72,10 +73,12 @@ export function renderAccount(root) {
     h("h1", { id: "account-heading" }, gettext("Your account")),
     h(
       "p",
-      {},
+      { "data-testid": "account-since" },
+      // The date as the site writes dates (formatDate: "Dec 7, 2026", "7. dets 2026"); the
+      // translation puts it where its language can keep it as it is ("Liitunud: ...").
       interpolate(gettext("Signed in as %(name)s, a player since %(date)s."), {
         name: account.username,
-        date: account.date_joined ? formatDateTime(account.date_joined, { dateStyle: "long" }) : "",
+        date: account.date_joined ? formatDate(account.date_joined) : "",
       }),
     ),
     status,

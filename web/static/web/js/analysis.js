@@ -24,7 +24,7 @@
 
 import * as api from "./api.js";
 import { onAccountFrame, onAccountStatus } from "./accountstream.js";
-import { formatNumber, gettext, interpolate } from "./i18n.js";
+import { formatNumber, gettext, interpolate, ngettext } from "./i18n.js";
 import { el, seatLabel } from "./table.js";
 
 const SLOW_POLL_MS = 5000;
@@ -45,6 +45,20 @@ export function moveText(move) {
 
 function sameMove(a, b) {
   return a && b && a.type === b.type && (a.tile || "") === (b.tile || "") && (a.end || "") === (b.end || "");
+}
+
+// A decision's loss as the page writes it: signed, at most two decimals (as the server
+// rounds it): "+4.01", "+4,01".
+function lossText(loss) {
+  return formatNumber(loss, { signDisplay: "always", maximumFractionDigits: 2 });
+}
+
+/** The better move of a decision worth naming, or null: another move than the one played
+ * that gains something as written (a loss that rounds to 0 is a tie: "better ... (+0)"
+ * says nothing). The move list and the replay's verdict line both ask this. */
+export function betterMove(decision) {
+  if (!decision || sameMove(decision.played, decision.best)) return null;
+  return Math.round(decision.loss * 100) > 0 ? decision.best : null;
 }
 
 async function moveSeqs(id) {
@@ -104,18 +118,26 @@ export function analysisPanel({ gameId, game, steps, onJump }) {
     const match = result.match;
     const counts = match.counts;
     summary.hidden = false;
+    // Each count in its own ngettext: "1 blunder", "2 mistakes" (one sentence with every
+    // count in the plural said "1 mistakes").
+    const judged = [
+      interpolate(ngettext("%(count)s blunder", "%(count)s blunders", counts.blunder), { count: counts.blunder }),
+      interpolate(ngettext("%(count)s mistake", "%(count)s mistakes", counts.mistake), { count: counts.mistake }),
+      interpolate(ngettext("%(count)s inaccuracy", "%(count)s inaccuracies", counts.inaccuracy), { count: counts.inaccuracy }),
+      interpolate(ngettext("%(points)s point lost", "%(points)s points lost", match.points_lost), { points: match.points_lost }),
+    ];
     summary.textContent = match.decisions
-      ? interpolate(
-          gettext("Accuracy %(accuracy)s over %(decisions)s decisions: %(blunders)s blunders, %(mistakes)s mistakes, %(inaccuracies)s inaccuracies, %(lost)s points lost."),
-          { accuracy: formatNumber(match.accuracy / 100, { style: "percent", maximumFractionDigits: 1 }), decisions: match.decisions, blunders: counts.blunder, mistakes: counts.mistake, inaccuracies: counts.inaccuracy, lost: match.points_lost },
-        )
+      ? interpolate(ngettext("Accuracy %(accuracy)s over %(count)s decision: %(judged)s.", "Accuracy %(accuracy)s over %(count)s decisions: %(judged)s.", match.decisions), {
+          accuracy: formatNumber(match.accuracy / 100, { style: "percent", maximumFractionDigits: 1 }),
+          count: match.decisions,
+          judged: judged.join(", "),
+        })
       : gettext("This player never had two choices or more: nothing to judge.");
     const items = result.decisions.map((d) => {
       const at = stepOfMove(d.move_number);
       if (at >= 0) byStep.set(at, d);
-      const better = sameMove(d.played, d.best)
-        ? ""
-        : " · " + interpolate(gettext("better: %(move)s (%(points)s)"), { move: moveText(d.best), points: formatNumber(d.loss, { signDisplay: "always" }) });
+      const best = betterMove(d);
+      const better = best ? " · " + interpolate(gettext("better: %(move)s (%(points)s)"), { move: moveText(best), points: lossText(d.loss) }) : "";
       const text = `${MARKS[d.verdict] || ""} ` +
         interpolate(gettext("Move %(number)s (hand %(hand)s): %(move)s, %(verdict)s"), { number: d.move_number, hand: d.hand, move: moveText(d.played), verdict: verdictName(d.verdict) }) +
         better;
@@ -123,6 +145,8 @@ export function analysisPanel({ gameId, game, steps, onJump }) {
         el("button", { type: "button", class: "cf-link-button", disabled: at < 0, onclick: () => onJump(at) }, text));
     });
     list.replaceChildren(...items);
+    // The numbers' column as wide as the longest number (table.css): none is cut off.
+    list.style.setProperty("--digits", String(String(items.length).length));
     onJump(null); // the step shown gets its mark
   }
 

@@ -36,7 +36,7 @@ import { challengePanel } from "./challenges.js";
 import { formatNumber, gettext, interpolate, ngettext } from "./i18n.js";
 import { botLevelName, playerLink, strongestLevel } from "./players.js";
 import { quickPlayPanel } from "./quickplay.js";
-import { busy, h, levelWord, notify, replaceChildren, setTitle, showError, timeElement } from "./ui.js";
+import { busy, byStrength, h, levelWord, notify, replaceChildren, setTitle, showError, timeElement } from "./ui.js";
 
 const GUEST_REFRESH_MS = 15000;
 const PAGE = 20;
@@ -48,7 +48,7 @@ const TABS = [
   { key: "running", label: () => gettext("In play") },
   { key: "finished", label: () => gettext("Finished") },
 ];
-const FALLBACK_BOTS = ["random", "easy", "greedy", "medium", "strong", "hard"].map((name) => ({ name, description: "", strength: null }));
+const FALLBACK_BOTS = ["random", "easy", "greedy", "medium", "hard", "strong"].map((name) => ({ name, description: "", strength: null }));
 
 function tileCount(setMax) {
   return ((setMax + 1) * (setMax + 2)) / 2;
@@ -252,11 +252,11 @@ export function renderLobby(root) {
       selectField(
         "bot_strategy",
         gettext("Bot level"),
-        state.bots.map((b) => [b.name, botLabel(b)]),
+        byStrength(state.bots).map((b) => [b.name, botLabel(b)]),
         "greedy",
         gettext("Plays for a player whose clock runs out, and the bots you add."),
       ),
-      numberField("bots", gettext("Bots to seat now"), { min: 0, max: 7, value: 0 }, gettext("Server bots at this level; more can be added later.")),
+      numberField("bots", gettext("Bots to seat now"), { min: 0, max: 7, value: 3 }, gettext("Server bots at this level: all seats but yours, so the table can start at once. 0 to wait for people; more can be added later.")),
       h(
         "div",
         { class: "field field-check" },
@@ -272,13 +272,23 @@ export function renderLobby(root) {
       ),
       h("div", { class: "actions" }, h("button", { type: "submit", id: "create-submit", class: "primary" }, gettext("Create table"))),
     );
+    // Bots to seat: every seat but one until the player sets a number (a newcomer's table
+    // of 4 with no bots would wait for three people who may never come).
+    let botsChosen = false;
+    for (const type of ["input", "change"]) {
+      form.elements.bots.addEventListener(type, () => {
+        botsChosen = true;
+      });
+    }
     const limits = () => {
       const setMax = Number(form.elements.set_max.value);
       const players = form.elements.players;
+      const seats = Number(players.value) || 2;
       players.max = String(MAX_PLAYERS[setMax]);
       form.elements.rounds.max = String(setMax + 1);
-      form.elements.hand_size.max = String(Math.floor(tileCount(setMax) / Math.max(2, Number(players.value) || 2)));
-      form.elements.bots.max = String(Math.max(0, (Number(players.value) || 2) - (form.elements.sit.checked ? 1 : 0)));
+      form.elements.hand_size.max = String(Math.floor(tileCount(setMax) / Math.max(2, seats)));
+      form.elements.bots.max = String(Math.max(0, seats - (form.elements.sit.checked ? 1 : 0)));
+      if (!botsChosen) form.elements.bots.value = String(Math.max(0, seats - 1));
     };
     form.addEventListener("input", limits);
     form.addEventListener("change", limits);
@@ -551,7 +561,7 @@ export function renderLobby(root) {
           const select = h(
             "select",
             { "data-testid": "bot-strategy", "data-focus": "bot-strategy", id: `bot-strategy-${game.id}`, value: game.bot_strategy },
-            state.bots.map((b) => h("option", { value: b.name }, levelWord(b.name))),
+            byStrength(state.bots).map((b) => h("option", { value: b.name }, levelWord(b.name))),
           );
           actions.push(
             h(
@@ -770,7 +780,7 @@ export function renderLobby(root) {
       const select = document.getElementById("create-bot_strategy");
       if (select) {
         const chosen = select.value;
-        replaceChildren(select, bots.map((b) => h("option", { value: b.name }, botLabel(b))));
+        replaceChildren(select, byStrength(bots).map((b) => h("option", { value: b.name }, botLabel(b))));
         select.value = bots.some((b) => b.name === chosen) ? chosen : "greedy";
       }
       redraw();

@@ -13,7 +13,7 @@
 //   li[data-testid=recent-game][data-game=<id>] with [data-testid=replay-link].
 
 import * as api from "./api.js";
-import { formatDateTime, formatNumber, gettext, interpolate } from "./i18n.js";
+import { formatDateTime, formatNumber, gettext, interpolate, ngettext } from "./i18n.js";
 import { POOLS, ratingText } from "./leaderboard.js";
 import { botBadge, botLevelName, playerLink } from "./players.js";
 import { h, replaceChildren, setTitle, timeElement } from "./ui.js";
@@ -123,7 +123,12 @@ export async function renderProfile(root, { username }) {
             h("div", {}, h("dt", {}, gettext("Wins")), h("dd", {}, formatNumber(pool.wins))),
           ),
           pool.history.length
-            ? ratingChart(pool.history, { label: interpolate(gettext("Rating history, %(pool)s: %(count)s matches"), { pool: poolLabel(pool.pool), count: pool.history.length }) })
+            ? ratingChart(pool.history, {
+                label: interpolate(ngettext("Rating history, %(pool)s: %(count)s match", "Rating history, %(pool)s: %(count)s matches", pool.history.length), {
+                  pool: poolLabel(pool.pool),
+                  count: pool.history.length,
+                }),
+              })
             : null,
         ),
       )

@@ -18,7 +18,7 @@
 // (replay-better): the board as it stood before the move, with the end the better
 // tile goes on highlighted ([data-end].is-highlight).
 
-import { analysisPanel, MARKS, moveText, verdictName } from "./analysis.js";
+import { analysisPanel, betterMove, MARKS, moveText, verdictName } from "./analysis.js";
 import * as api from "./api.js";
 import { drawBoard } from "./board.js";
 import { replaySteps } from "./layout.js";
@@ -131,7 +131,7 @@ export function renderReplay(root, { gameId }) {
       return null;
     }
     verdictBox.dataset.verdict = decision.verdict;
-    const differs = decision.loss > 0 && decision.best.type === "play" && moveText(decision.best) !== moveText(decision.played);
+    const differs = betterMove(decision)?.type === "play";
     const canShow = differs && index > 0 && steps[index - 1].layout && steps[index - 1].round === step.round;
     betterButton.hidden = !canShow;
     betterButton.setAttribute("aria-pressed", better && canShow ? "true" : "false");

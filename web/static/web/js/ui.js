@@ -189,6 +189,18 @@ export function levelWord(level) {
   return words[level] || level;
 }
 
+// The levels from weakest to strongest, as the arena measured them (docs/bots.md:
+// random, then easy < greedy < medium < hard < strong): the order the lists offer them
+// in, the same in every language.
+const LEVEL_ORDER = ["random", "easy", "greedy", "medium", "hard", "strong"];
+
+/** GET /bots/ (or anything with a level `name`) weakest first; a level the client
+ * does not know (a newer server's) comes last, by its name. */
+export function byStrength(bots) {
+  const rank = (name) => (LEVEL_ORDER.includes(name) ? LEVEL_ORDER.indexOf(name) : LEVEL_ORDER.length);
+  return [...bots].sort((a, b) => rank(a.name) - rank(b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
 /** "2 minutes ago", "in 20 s", or the date. */
 export function relativeTime(iso) {
   if (!iso) return "";
