@@ -112,12 +112,17 @@ def choose_greedy(view: View, rng: random.Random) -> Move:
 TIME_CAP_SECONDS = 0.25
 
 # ``strong``: the search with the tree over the seat's own next decision (``depth=2``)
-# and 300 play-outs, stopping early once its leading choice is ahead by two standard
-# errors (``settle=2.0``), within the budget of a decision (docs/bots.md). ``hard`` is
+# and 400 play-outs, stopping early once its leading choice is ahead by two standard
+# errors (``settle=2.0``), valuing the standings with a round's spread of points as
+# measured (16 for double-9: ``spread_scale``), within the budget of a decision
+# (docs/bots.md). ``hard`` is
 # kept exactly as the search was (a golden test keeps its moves): the yardstick
 # ``strong`` is measured against.
+#: 16 points a round for double-9, whose rough spread (``bots.search._round_spread``) is 22.
+STRONG_SPREAD_SCALE = 16.0 / 22.0
+
 LEVELS: dict[str, SearchSettings] = {
-    "strong": SearchSettings(rollouts=300, depth=2, settle=2.0),
+    "strong": SearchSettings(rollouts=400, depth=2, settle=2.0, spread_scale=STRONG_SPREAD_SCALE),
     "hard": SearchSettings(rollouts=200),
     "medium": SearchSettings(rollouts=40),
     "easy": SearchSettings(rollouts=12, blunder=0.3),
@@ -133,7 +138,7 @@ _DESCRIPTIONS = {
     "strong": gettext_noop(
         "Searches: deals the hidden tiles many times consistently with what it saw (its hand, the layout, "
         "every draw and pass), plays each choice out to the end of the round, and picks the best chance to win the "
-        "match; its own next decision is searched too (300 play-outs a decision, fewer once one choice is clearly "
+        "match; its own next decision is searched too (400 play-outs a decision, fewer once one choice is clearly "
         "ahead)."
     ),
     "hard": gettext_noop("Difficulty hard: the strong strategy's search with 200 play-outs a decision."),

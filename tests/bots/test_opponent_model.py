@@ -34,10 +34,10 @@ def test_hard_plays_exactly_as_the_search_before_the_opponent_model() -> None:
 
 
 def test_strong_is_the_search_with_the_tree_and_plays_differently() -> None:
-    """``strong`` is ``hard``'s search with the tree over its own next decision, 300
-    play-outs and the early stop (docs/bots.md: what the arena measured of it); it
-    changes some moves."""
-    assert LEVELS["strong"] == SearchSettings(rollouts=300, depth=2, settle=2.0)
+    """``strong`` is ``hard``'s search with the tree over its own next decision, 400
+    play-outs, the early stop and the measured spread of a round (docs/bots.md: what the
+    arena measured of it); it changes some moves."""
+    assert LEVELS["strong"] == SearchSettings(rollouts=400, depth=2, settle=2.0, spread_scale=16 / 22)
     found = views(Ruleset(set_max=9, players=4, rounds=3), 12, every=3)[:12]
     strong = [STRATEGIES["strong"].choose(v, random.Random(i)) for i, v in enumerate(found)]
     assert all(move in v["legal_moves"] for move, v in zip(strong, found, strict=True))

@@ -122,6 +122,20 @@ def test_utility_prefers_fewer_points_and_is_a_win_chance_in_the_last_round() ->
     assert final(winning) > 0.9 and final(losing) < 0.1
 
 
+def test_strong_values_the_standings_with_a_rounds_measured_spread() -> None:
+    """``strong``'s utility takes a round's spread of points as measured for double-9
+    (16, where the rough rule says 22) and scales it with the set on others."""
+    scores = [[20, 20, 20, 20], [5, 30, 12, 40], [0, 50, 3, 9], [33, 2, 17, 8]]
+    for set_max, spread in ((9, 16.0), (6, 16.0 * 16 / 22), (12, 16.0 * 28 / 22)):
+        match, _ = Match.new(Ruleset(set_max=set_max, players=4, rounds=3), 3)
+        view = {**seat_view(match, match.turn), "totals": [40, 55, 38, 61]}
+        strong = utility_function(view, LEVELS["strong"])
+        measured = utility_function(view, SearchSettings(spread=spread))
+        rough = utility_function(view, SearchSettings())
+        assert [strong(s) for s in scores] == pytest.approx([measured(s) for s in scores], rel=1e-12)
+        assert [strong(s) for s in scores] != pytest.approx([rough(s) for s in scores], rel=1e-6)
+
+
 def test_every_level_is_registered_and_plays_legally() -> None:
     view = views(Ruleset(set_max=9, players=4, rounds=1), 4)[0]
     for name in LEVELS:
