@@ -141,7 +141,9 @@ def press(driver: Any, key: str) -> None:
 def move_by_keyboard(driver: Any) -> bool:
     """One move with the keyboard: Tab to a playable tile and Enter (then Enter on the
     first place it may go), else Tab to "Draw a tile" / "Pass" and Enter. False (no move
-    made) when the last hand's end comes up meanwhile: it is held first, and takes the keys."""
+    made) when the last hand's end comes up meanwhile (it is held first, and takes the
+    keys), or when the focus left the end offered before Enter reached it (let go, to be
+    tried again)."""
     from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
@@ -189,16 +191,42 @@ def move_by_keyboard(driver: Any) -> bool:
     # What the key did, waited for (never assumed at once): the move sent (busy), or made,
     # or the tile's ends offered (Enter on the first), or the hand's end came up. An
     # alert (a refused move) fails at once, with its words.
-    outcome = until(driver, "the key's effect", key_effect(before), seconds=MOVE_SECONDS)
+    try:
+        outcome = until(driver, "the key's effect", key_effect(before, want=want), seconds=MOVE_SECONDS)
+    except TimeoutException:
+        pytest.fail(f"Enter on {want} did nothing in {MOVE_SECONDS} s; the page: {page_state(driver)}")
+    if outcome == "lost":
+        return False  # the focus went elsewhere before the key landed (below): again, from where it is
     if outcome == "choices":
         press(driver, Keys.ENTER)
         try:
-            until(driver, "the end chosen", key_effect(before, choosing=True), seconds=MOVE_SECONDS)
+            chosen = until(driver, "the end chosen", key_effect(before, choosing=True), seconds=MOVE_SECONDS)
         except TimeoutException:
-            # Seen about once in twenty runs on a loaded machine, not understood yet: say
-            # what the page showed, for the next one to read.
             pytest.fail(f"Enter on the end chose nothing in {MOVE_SECONDS} s; the page: {page_state(driver)}")
+        if chosen == "lost":
+            # The focus went back to the picked tile before the key reached the end. Seen
+            # about once in ten runs on a loaded machine, as was the focus leaving "Draw a
+            # tile" for a tile of the hand before Enter landed (above); the cause is not
+            # found. A person lets go of the tile (Escape) and picks again: so does the test.
+            press(driver, Keys.ESCAPE)
+            until(driver, "the tile let go", lambda d: not d.execute_script(PICKED))
+            return False
     return True
+
+
+#: What a key did, read in one script: the alert, the table's state, where the focus is.
+KEY_EFFECT = """
+const q = (s) => document.querySelector(s), a = document.activeElement, t = q('[data-testid=table]').dataset;
+const alert = q('[data-testid=table-alert]'), over = q('[data-testid=hand-over]');
+return {alert: alert && !alert.hidden ? alert.textContent : '', busy: t.busy === 'true', seq: t.seq,
+        held: Boolean(over && !over.hidden),
+        onChoice: Boolean(a?.matches('[data-testid=end-choices] button[data-end]')),
+        picked: Boolean(a?.matches('[data-testid=hand] button[aria-pressed=true]')),
+        onWant: Boolean(arguments[0] && a?.matches(arguments[0]))};
+"""
+
+#: A picked tile with the focus on it (its ends offered below it).
+PICKED = "return Boolean(document.activeElement?.matches('[data-testid=hand] button[aria-pressed=true]'));"
 
 
 def page_state(driver: Any) -> dict[str, Any]:
@@ -216,20 +244,24 @@ def page_state(driver: Any) -> dict[str, Any]:
     )
 
 
-def key_effect(before: int, *, choosing: bool = False) -> Callable[[Any], str | None]:
+def key_effect(before: int, *, want: str | None = None, choosing: bool = False) -> Callable[[Any], str | None]:
+    """What a key did: "sent" (the move, or the hand's end), "choices" (a tile's ends
+    offered), "lost" (nothing, and the focus is no longer where the key was meant to
+    land: on ``want``, or, ``choosing``, on an end offered), else None (not yet)."""
+
     def effect(driver: Any) -> str | None:
-        alert = driver.execute_script(
-            "const a = document.querySelector('[data-testid=table-alert]'); return a && !a.hidden ? a.textContent : '';"
-        )
-        if alert:
-            pytest.fail(f"the move was refused: {alert}")
-        t = table(driver)
-        if t.get("busy") == "true" or int(t["seq"]) > before or held(driver):
+        # One look at the whole page: a move that ends between two looks must not read as lost.
+        look = driver.execute_script(KEY_EFFECT, want or "")
+        if look["alert"]:
+            pytest.fail(f"the move was refused: {look['alert']}")
+        if look["busy"] or int(look["seq"]) > before or look["held"]:
             return "sent"
-        if not choosing and driver.execute_script(
-            "return document.activeElement.matches('[data-testid=end-choices] button[data-end]');"
-        ):
+        if not choosing and look["onChoice"]:
             return "choices"
+        if choosing and look["picked"]:
+            return "lost"
+        if want and not look["onWant"]:
+            return "lost"
         return None
 
     return effect
@@ -239,6 +271,7 @@ def key_effect(before: int, *, choosing: bool = False) -> Callable[[Any], str | 
 def test_keyboard_play_keeps_hand_and_board_in_view_and_holds_each_hands_end(
     embedded: Serve, make_browser: Callable[..., Any], size: str
 ) -> None:
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.keys import Keys
 
     driver = make_browser(*SIZES[size])
@@ -264,15 +297,21 @@ def test_keyboard_play_keeps_hand_and_board_in_view_and_holds_each_hands_end(
     moves = 0
     shot = False
     while True:
-        state = until(
-            driver,
-            "my turn, a hand's end or the match's",
-            # The match is over only once its last hand's end has been held and let go: the
-            # table's status may read "finished" a moment before that end is drawn.
-            lambda d: "held" if held(d) else "end" if table(d).get("status") == "finished" and len(hands_held) == 2 else
-            "turn" if table(d).get("yourTurn") == "true" and table(d).get("busy") == "false" else None,
-            seconds=MATCH_SECONDS,
-        )  # fmt: skip
+        try:
+            state = until(
+                driver,
+                "my turn, a hand's end or the match's",
+                # The match is over only once its last hand's end has been held and let go: the
+                # table's status may read "finished" a moment before that end is drawn.
+                lambda d: "held" if held(d) else "end" if table(d).get("status") == "finished" and len(hands_held) == 2 else
+                "turn" if table(d).get("yourTurn") == "true" and table(d).get("busy") == "false" else None,
+                seconds=MATCH_SECONDS,
+            )  # fmt: skip
+        except TimeoutException:
+            pytest.fail(
+                f"no turn, hand's end or match's end in {MATCH_SECONDS} s after {moves} moves, hands held "
+                f"{hands_held}; the page: {page_state(driver)}"
+            )
         if state == "held":
             number = driver.execute_script("return document.querySelector('[data-testid=hand-over]').dataset.round")
             scores = driver.execute_script("return document.querySelectorAll('[data-testid=hand-score]').length")
@@ -318,7 +357,7 @@ def test_keyboard_play_keeps_hand_and_board_in_view_and_holds_each_hands_end(
             continue  # the turn ended before the look: wait for the next state
         before = int(table(driver)["seq"])
         if not move_by_keyboard(driver):
-            continue  # the hand's end came up first: handled as held at the top of the loop
+            continue  # the hand's end came up first (held at the top of the loop), or the key was lost: again
         moved = seq_after(before)
 
         def moved_or_held(d: Any, moved: Callable[[Any], bool] = moved) -> bool:
