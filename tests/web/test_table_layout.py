@@ -209,7 +209,7 @@ def move_by_keyboard(driver: Any) -> bool:
             # tile" for a tile of the hand before Enter landed (above); the cause is not
             # found. A person lets go of the tile (Escape) and picks again: so does the test.
             press(driver, Keys.ESCAPE)
-            until(driver, "the tile let go", lambda d: not d.execute_script(PICKED))
+            until(driver, "the tile let go", lambda d: not d.execute_script(KEY_EFFECT, "")["picked"])
             return False
     return True
 
@@ -224,9 +224,6 @@ return {alert: alert && !alert.hidden ? alert.textContent : '', busy: t.busy ===
         picked: Boolean(a?.matches('[data-testid=hand] button[aria-pressed=true]')),
         onWant: Boolean(arguments[0] && a?.matches(arguments[0]))};
 """
-
-#: A picked tile with the focus on it (its ends offered below it).
-PICKED = "return Boolean(document.activeElement?.matches('[data-testid=hand] button[aria-pressed=true]'));"
 
 
 def page_state(driver: Any) -> dict[str, Any]:
@@ -258,7 +255,7 @@ def key_effect(before: int, *, want: str | None = None, choosing: bool = False) 
             return "sent"
         if not choosing and look["onChoice"]:
             return "choices"
-        if choosing and look["picked"]:
+        if choosing and look["picked"]:  # a picked tile with the focus on it
             return "lost"
         if want and not look["onWant"]:
             return "lost"

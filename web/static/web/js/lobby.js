@@ -36,7 +36,7 @@ import { challengePanel } from "./challenges.js";
 import { formatNumber, gettext, interpolate, ngettext } from "./i18n.js";
 import { botLevelName, playerLink, strongestLevel } from "./players.js";
 import { quickPlayPanel } from "./quickplay.js";
-import { busy, byStrength, h, levelWord, notify, replaceChildren, setTitle, showError, timeElement } from "./ui.js";
+import { busy, byStrength, h, LEVEL_ORDER, levelWord, notify, replaceChildren, setTitle, showError, timeElement } from "./ui.js";
 
 const GUEST_REFRESH_MS = 15000;
 const PAGE = 20;
@@ -48,7 +48,7 @@ const TABS = [
   { key: "running", label: () => gettext("In play") },
   { key: "finished", label: () => gettext("Finished") },
 ];
-const FALLBACK_BOTS = ["random", "easy", "greedy", "medium", "hard", "strong"].map((name) => ({ name, description: "", strength: null }));
+const FALLBACK_BOTS = LEVEL_ORDER.map((name) => ({ name, description: "", strength: null }));
 
 function tileCount(setMax) {
   return ((setMax + 1) * (setMax + 2)) / 2;

@@ -131,6 +131,11 @@ function clockText(deadline) {
   return interpolate(gettext("%(minutes)s:%(seconds)s left"), { minutes, seconds });
 }
 
+/** A turn clock counting down to `deadline` (the table's ticker rewrites every [data-deadline]). */
+function clockElement(deadline, testid) {
+  return el("span", { class: "cf-clock", "data-testid": testid, "data-deadline": deadline }, clockText(deadline));
+}
+
 // -- the move log: one readable line per public event -----------------------------
 
 /** Tracks, within a round, where each open end is (arm, toe of which foot), to describe plays. */
@@ -375,7 +380,7 @@ export function renderTable(root, { gameId }) {
       if (g.you && g.you.seat === n) badges.push(el("span", { class: "cf-badge cf-badge-you" }, gettext("you")));
       if (g.game.result?.winners?.includes(n)) badges.push(el("span", { class: "cf-badge cf-badge-winner" }, gettext("★ winner")));
       const size = s?.hand_sizes?.[n];
-      const clock = turn && g.game.turn_deadline ? el("span", { class: "cf-clock", "data-testid": "turn-clock", "data-deadline": g.game.turn_deadline }, clockText(g.game.turn_deadline)) : null;
+      const clock = turn && g.game.turn_deadline ? clockElement(g.game.turn_deadline, "turn-clock") : null;
       return el(
         "li",
         { class: `cf-seat${turn ? " cf-seat-turn" : ""}`, "data-seat": n, "data-turn": String(turn), "data-bot": String(Boolean(seat.is_bot)), "aria-current": turn ? "true" : null },
@@ -493,7 +498,7 @@ export function renderTable(root, { gameId }) {
       else if (legal.some((m) => m.type === "draw")) text = gettext("Your turn: nothing fits — draw a tile.");
       else text = gettext("Your turn: nothing fits and the boneyard is empty — pass.");
     } else text = interpolate(gettext("Waiting for %(name)s."), { name: seatLabel(g, g.game.turn_seat) });
-    const clock = running && you.your_turn && you.turn_deadline ? el("span", { class: "cf-clock", "data-testid": "my-clock", "data-deadline": you.turn_deadline }, clockText(you.turn_deadline)) : null;
+    const clock = running && you.your_turn && you.turn_deadline ? clockElement(you.turn_deadline, "my-clock") : null;
     banner.replaceChildren(text, clock ? " " : "", clock || "");
     banner.classList.toggle("cf-your-turn", Boolean(running && you.your_turn));
 
@@ -705,7 +710,7 @@ export function renderTable(root, { gameId }) {
     // turn, its clock already runs - said here, where the viewer is reading.
     const yourTurnNext = !last && g.game.status === "running" && Boolean(g.you?.your_turn) && Boolean(g.you?.turn_deadline) && (g.state?.round?.number ?? 0) > d.number;
     const turnLine = yourTurnNext
-      ? el("p", { class: "cf-hand-over-turn", "data-testid": "hand-over-turn" }, gettext("Your turn in the next hand, its clock runs:"), " ", el("span", { class: "cf-clock", "data-deadline": g.you.turn_deadline }, clockText(g.you.turn_deadline)))
+      ? el("p", { class: "cf-hand-over-turn", "data-testid": "hand-over-turn" }, gettext("Your turn in the next hand, its clock runs:"), " ", clockElement(g.you.turn_deadline, null))
       : null;
     handOver.replaceChildren(
       el("div", { class: "cf-hand-over-head" }, el("h2", { id: "cf-hand-over-title" }, interpolate(gettext("Hand %(number)s is over"), { number: d.number })), el("p", {}, how), next),

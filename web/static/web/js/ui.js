@@ -192,7 +192,7 @@ export function levelWord(level) {
 // The levels from weakest to strongest, as the arena measured them (docs/bots.md:
 // random, then easy < greedy < medium < hard < strong): the order the lists offer them
 // in, the same in every language.
-const LEVEL_ORDER = ["random", "easy", "greedy", "medium", "hard", "strong"];
+export const LEVEL_ORDER = ["random", "easy", "greedy", "medium", "hard", "strong"];
 
 /** GET /bots/ (or anything with a level `name`) weakest first; a level the client
  * does not know (a newer server's) comes last, by its name. */
